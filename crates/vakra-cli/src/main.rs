@@ -1,0 +1,108 @@
+//! `vakra`: the VAKRA benchmark environment as one program.
+//!
+//! This crate only parses the command line and wires the library crates together; each
+//! subcommand lives in its own module.
+
+mod import;
+mod mcp;
+mod serve;
+mod tools;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use vakra_catalog::DataRoot;
+use vakra_mcp::ServerOptions;
+
+#[derive(Parser)]
+#[command(
+    name = "vakra",
+    version,
+    about = "The VAKRA benchmark environment: REST-BIRD and MCP tool servers"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Turn a reference checkout (and optionally a downloaded dataset) into a data root.
+    Import(import::ImportArgs),
+    /// Serve REST-BIRD over HTTP (with /openapi.json) and every MCP server over streamable HTTP.
+    Serve(serve::ServeArgs),
+    /// Serve one MCP session over stdio, as the reference's dispatcher does.
+    Mcp(mcp::McpArgs),
+    /// Inspect the tools a data root offers.
+    Tools(tools::ToolsArgs),
+}
+
+/// Where the data is and how to treat the reference's quirks; shared by the server commands.
+#[derive(Args, Clone)]
+struct DataArgs {
+    /// Data root (catalogs in openapi/, databases in databases/).
+    #[arg(long, env = "VAKRA_ROOT", default_value = ".")]
+    root: PathBuf,
+    /// Database root: <DBS>/<domain>/<domain>.sqlite (default: ROOT/databases).
+    #[arg(long = "db-root", env = "MCP_DB_ROOT")]
+    db_root: Option<PathBuf>,
+    /// Fix the reference's agent-visible bugs (exact domain filter, …) instead of reproducing them.
+    #[arg(long, env = "VAKRA_FIX_QUIRKS")]
+    fix_quirks: bool,
+    /// Per-statement SQL time limit in seconds.
+    #[arg(long, default_value_t = 30.0)]
+    sql_time_limit: f64,
+}
+
+impl DataArgs {
+    fn options(&self) -> anyhow::Result<ServerOptions> {
+        let root = DataRoot::new(&self.root);
+        anyhow::ensure!(
+            self.sql_time_limit.is_finite() && self.sql_time_limit > 0.0,
+            "--sql-time-limit must be a positive number of seconds"
+        );
+        Ok(ServerOptions {
+            db_root: self.db_root.clone().unwrap_or_else(|| root.databases_dir()),
+            root,
+            fix_quirks: self.fix_quirks,
+            rest_base_url: std::env::var("FASTAPI_BASE_URL")
+                .unwrap_or_else(|_| "http://localhost:8000".into()),
+            server_name: std::env::var("MCP_SERVER_NAME")
+                .unwrap_or_else(|_| "fastapi-mcp-wrapper".into()),
+            sql_time_limit: Duration::from_secs_f64(self.sql_time_limit),
+        })
+    }
+}
+
+fn init_logging(default_level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Import(args) => {
+            init_logging("warn");
+            import::run(args)
+        }
+        Command::Serve(args) => {
+            init_logging("info");
+            serve::run(args)
+        }
+        Command::Mcp(args) => {
+            init_logging("warn");
+            mcp::run(args)
+        }
+        Command::Tools(args) => {
+            init_logging("warn");
+            tools::run(args)
+        }
+    }
+}

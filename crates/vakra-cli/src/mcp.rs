@@ -1,0 +1,30 @@
+use clap::Args;
+use vakra_mcp::{Capability, EnvServer, SessionSpec};
+
+use crate::DataArgs;
+
+#[derive(Args)]
+pub struct McpArgs {
+    /// Capability 1–4 (default: $CAPABILITY_ID, as in the reference's dispatcher).
+    #[arg(long, env = "CAPABILITY_ID")]
+    capability: String,
+    /// Domain, or a comma-separated list (default: $MCP_DOMAIN; empty means every domain).
+    #[arg(long, env = "MCP_DOMAIN", default_value = "")]
+    domain: String,
+    #[command(flatten)]
+    data: DataArgs,
+}
+
+pub fn run(args: McpArgs) -> anyhow::Result<()> {
+    let capability: Capability = args.capability.parse()?;
+    let options = args.data.options()?;
+    let spec = SessionSpec::new(capability, &args.domain);
+    let bird = options.load_rest_bird(&spec)?;
+    let server = EnvServer::build(&spec, &options, bird)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(vakra_mcp::serve_stdio(server))?;
+    Ok(())
+}

@@ -1,0 +1,69 @@
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use vakra_endpoint::RestBird;
+
+use crate::DataArgs;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8000")]
+    listen: SocketAddr,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let options = args.data.options()?;
+    let bird = Arc::new(RestBird::load(
+        &options.root,
+        options.db_root.clone(),
+        |_| true,
+        options.sql_time_limit,
+    )?);
+    let api = vakra_rest::RestApi::new(Arc::clone(&bird));
+    let app =
+        vakra_rest::router(api).merge(vakra_mcp::http_router(options.clone(), Arc::clone(&bird)));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen).await?;
+        tracing::info!(
+            "serving {} domains, {} endpoints on http://{} (ready in {:?}); MCP at /mcp/<capability>/<domain>",
+            bird.catalogs().len(),
+            bird.endpoints().len(),
+            listener.local_addr()?,
+            started.elapsed()
+        );
+        axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown_signal())
+            .await?;
+        tracing::info!("stopped");
+        Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => return std::future::pending().await,
+            };
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

@@ -1,0 +1,213 @@
+//! The values a handler computes with: what Python's `sqlite3` returns and what the response
+//! templates build, before FastAPI turns them into JSON.
+
+use std::fmt::Write;
+
+use serde_json::{Map, Number, Value};
+use vakra_sql::SqlValue;
+
+/// A Python value, restricted to what the reference's handlers use.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PyValue {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    List(Vec<PyValue>),
+    Tuple(Vec<PyValue>),
+    Dict(Vec<(PyValue, PyValue)>),
+}
+
+/// Why a value could not become a JSON body; the reference answers 500 in each case.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum JsonError {
+    #[error("Out of range float values are not JSON compliant")]
+    NonFiniteFloat,
+    #[error("'utf-8' codec can't decode bytes")]
+    InvalidUtf8,
+}
+
+impl From<SqlValue> for PyValue {
+    fn from(value: SqlValue) -> Self {
+        match value {
+            SqlValue::Null => PyValue::None,
+            SqlValue::Integer(i) => PyValue::Int(i),
+            SqlValue::Real(f) => PyValue::Float(f),
+            SqlValue::Text(s) => PyValue::Str(s),
+            SqlValue::Blob(b) => PyValue::Bytes(b),
+        }
+    }
+}
+
+impl PyValue {
+    /// A row as Python's `sqlite3` returns it: a tuple.
+    pub fn row(cells: Vec<SqlValue>) -> Self {
+        PyValue::Tuple(cells.into_iter().map(PyValue::from).collect())
+    }
+
+    /// Python's truth value.
+    pub fn truthy(&self) -> bool {
+        match self {
+            PyValue::None => false,
+            PyValue::Bool(b) => *b,
+            PyValue::Int(i) => *i != 0,
+            PyValue::Float(f) => *f != 0.0,
+            PyValue::Str(s) => !s.is_empty(),
+            PyValue::Bytes(b) => !b.is_empty(),
+            PyValue::List(v) | PyValue::Tuple(v) => !v.is_empty(),
+            PyValue::Dict(d) => !d.is_empty(),
+        }
+    }
+
+    /// Python's type name, for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            PyValue::None => "NoneType",
+            PyValue::Bool(_) => "bool",
+            PyValue::Int(_) => "int",
+            PyValue::Float(_) => "float",
+            PyValue::Str(_) => "str",
+            PyValue::Bytes(_) => "bytes",
+            PyValue::List(_) => "list",
+            PyValue::Tuple(_) => "tuple",
+            PyValue::Dict(_) => "dict",
+        }
+    }
+
+    /// A JSON value converted the way `json.loads` would hand it to Python.
+    pub fn from_json(value: &Value) -> Self {
+        match value {
+            Value::Null => PyValue::None,
+            Value::Bool(b) => PyValue::Bool(*b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => PyValue::Int(i),
+                None => PyValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => PyValue::Str(s.clone()),
+            Value::Array(items) => PyValue::List(items.iter().map(PyValue::from_json).collect()),
+            Value::Object(map) => PyValue::Dict(
+                map.iter()
+                    .map(|(k, v)| (PyValue::Str(k.clone()), PyValue::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// FastAPI's `jsonable_encoder` followed by `json.dumps`: tuples become arrays, bytes are
+    /// decoded as UTF-8, dict keys become strings as `json.dumps` writes them, and non-finite
+    /// floats are refused (`allow_nan=False`).
+    pub fn to_json(&self) -> Result<Value, JsonError> {
+        Ok(match self {
+            PyValue::None => Value::Null,
+            PyValue::Bool(b) => Value::Bool(*b),
+            PyValue::Int(i) => Value::Number((*i).into()),
+            PyValue::Float(f) => {
+                Value::Number(Number::from_f64(*f).ok_or(JsonError::NonFiniteFloat)?)
+            }
+            PyValue::Str(s) => Value::String(s.clone()),
+            PyValue::Bytes(b) => {
+                Value::String(String::from_utf8(b.clone()).map_err(|_| JsonError::InvalidUtf8)?)
+            }
+            PyValue::List(items) | PyValue::Tuple(items) => Value::Array(
+                items
+                    .iter()
+                    .map(PyValue::to_json)
+                    .collect::<Result<_, _>>()?,
+            ),
+            PyValue::Dict(pairs) => {
+                let mut map = Map::new();
+                for (k, v) in pairs {
+                    map.insert(k.json_key()?, v.to_json()?);
+                }
+                Value::Object(map)
+            }
+        })
+    }
+
+    fn json_key(&self) -> Result<String, JsonError> {
+        Ok(match self {
+            PyValue::Str(s) => s.clone(),
+            PyValue::None => "null".into(),
+            PyValue::Bool(b) => b.to_string(),
+            PyValue::Int(i) => i.to_string(),
+            PyValue::Float(f) if f.is_finite() => vakra_pyjson::float_repr(*f),
+            PyValue::Bytes(b) => {
+                String::from_utf8(b.clone()).map_err(|_| JsonError::InvalidUtf8)?
+            }
+            other => other.repr(),
+        })
+    }
+
+    /// Python's `repr()`.
+    pub fn repr(&self) -> String {
+        let mut out = String::new();
+        self.write_repr(&mut out);
+        out
+    }
+
+    /// Python's `str()`: like `repr()` except that a string is itself.
+    pub fn str(&self) -> String {
+        match self {
+            PyValue::Str(s) => s.clone(),
+            other => other.repr(),
+        }
+    }
+
+    fn write_repr(&self, out: &mut String) {
+        match self {
+            PyValue::None => out.push_str("None"),
+            PyValue::Bool(true) => out.push_str("True"),
+            PyValue::Bool(false) => out.push_str("False"),
+            PyValue::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            PyValue::Float(f) => out.push_str(&vakra_pyjson::float_repr(*f)),
+            PyValue::Str(s) => out.push_str(&vakra_pyjson::py_repr(&Value::String(s.clone()))),
+            PyValue::Bytes(b) => {
+                out.push_str("b'");
+                for &byte in b {
+                    match byte {
+                        b'\\' => out.push_str("\\\\"),
+                        b'\'' => out.push_str("\\'"),
+                        b'\n' => out.push_str("\\n"),
+                        b'\r' => out.push_str("\\r"),
+                        b'\t' => out.push_str("\\t"),
+                        0x20..=0x7e => out.push(byte as char),
+                        _ => {
+                            let _ = write!(out, "\\x{byte:02x}");
+                        }
+                    }
+                }
+                out.push('\'');
+            }
+            PyValue::List(items) => write_seq(out, "[", items, "]"),
+            PyValue::Tuple(items) if items.len() == 1 => write_seq(out, "(", items, ",)"),
+            PyValue::Tuple(items) => write_seq(out, "(", items, ")"),
+            PyValue::Dict(pairs) => {
+                out.push('{');
+                for (i, (k, v)) in pairs.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    k.write_repr(out);
+                    out.push_str(": ");
+                    v.write_repr(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn write_seq(out: &mut String, open: &str, items: &[PyValue], close: &str) {
+    out.push_str(open);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        item.write_repr(out);
+    }
+    out.push_str(close);
+}

@@ -1,0 +1,245 @@
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, ToolsCapability,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use vakra_catalog::DataRoot;
+use vakra_catalog::tools::domain_selected;
+use vakra_endpoint::{LoadError, RestBird};
+
+use crate::RestToolServer;
+
+/// The benchmark's four capabilities; each has its own tool servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Capability {
+    /// SLOT-BIRD / SEL-BIRD data-manipulation tools.
+    One,
+    /// REST-BIRD dashboard APIs.
+    Two,
+    /// Multi-hop reasoning: REST-BIRD, and the BPO tools for the `bpo` domain.
+    Three,
+    /// Multi-turn: REST-BIRD plus document retrievers.
+    Four,
+}
+
+impl std::str::FromStr for Capability {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        Ok(match s.trim() {
+            "1" => Capability::One,
+            "2" => Capability::Two,
+            "3" => Capability::Three,
+            "4" => Capability::Four,
+            other => return Err(SpecError::Capability(other.to_owned())),
+        })
+    }
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = match self {
+            Capability::One => 1,
+            Capability::Two => 2,
+            Capability::Three => 3,
+            Capability::Four => 4,
+        };
+        write!(f, "{n}")
+    }
+}
+
+/// What one MCP session serves: a capability and the reference's `MCP_DOMAIN` value, a
+/// comma-separated list (items trimmed; empty means no filter).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SessionSpec {
+    pub capability: Capability,
+    pub domains: Vec<String>,
+}
+
+impl SessionSpec {
+    /// Parses the `MCP_DOMAIN` form.
+    pub fn new(capability: Capability, domain: &str) -> Self {
+        let domains = domain
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_owned)
+            .collect();
+        Self {
+            capability,
+            domains,
+        }
+    }
+}
+
+/// Why a server could not be built for a session.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("capability must be one of 1, 2, 3, 4; got {0:?}")]
+    Capability(String),
+    #[error("unknown domain {domain:?}: no catalog in {root} matches it (known domains: {known})")]
+    UnknownDomain {
+        domain: String,
+        root: String,
+        known: String,
+    },
+    #[error("capability {capability} for domain {domain:?} is not available in this build yet")]
+    NotAvailable {
+        capability: Capability,
+        domain: String,
+    },
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Catalog(#[from] vakra_catalog::CatalogError),
+}
+
+/// Settings shared by every server of a process.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    pub root: DataRoot,
+    /// `<db_root>/<domain>/<domain>.sqlite`.
+    pub db_root: PathBuf,
+    /// The one switch for fixes of reference bugs that agents can notice (exact domain filter
+    /// instead of the prefix match, …); off by default so that behaviour stays the reference's.
+    pub fix_quirks: bool,
+    /// The REST base URL quoted in error texts (the reference's `FASTAPI_BASE_URL`).
+    pub rest_base_url: String,
+    /// `serverInfo.name` (the reference's `MCP_SERVER_NAME`).
+    pub server_name: String,
+    /// Statements running longer are interrupted.
+    pub sql_time_limit: Duration,
+}
+
+impl ServerOptions {
+    pub(crate) fn server_config(&self) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.experimental = Some(Default::default());
+        let mut tools = ToolsCapability::default();
+        tools.list_changed = Some(false);
+        capabilities.tools = Some(tools);
+        let mut config = ServerConfig::new(capabilities);
+        config.server_info =
+            Implementation::new(self.server_name.clone(), env!("CARGO_PKG_VERSION"));
+        config
+    }
+
+    /// Loads the REST-BIRD endpoints a session needs (only the matching domains' catalogs).
+    pub fn load_rest_bird(&self, spec: &SessionSpec) -> Result<Arc<RestBird>, SpecError> {
+        let index = self.root.read_index()?;
+        for domain in &spec.domains {
+            if !index
+                .domains
+                .iter()
+                .any(|d| domain_selected(d, domain, self.fix_quirks))
+            {
+                return Err(SpecError::UnknownDomain {
+                    domain: domain.clone(),
+                    root: self.root.path().display().to_string(),
+                    known: index.domains.join(", "),
+                });
+            }
+        }
+        let wanted = |name: &str| {
+            spec.domains.is_empty()
+                || spec
+                    .domains
+                    .iter()
+                    .any(|d| domain_selected(name, d, self.fix_quirks))
+        };
+        Ok(Arc::new(RestBird::load(
+            &self.root,
+            self.db_root.clone(),
+            wanted,
+            self.sql_time_limit,
+        )?))
+    }
+}
+
+/// The MCP server of one (capability, domain) session.
+#[derive(Clone)]
+pub enum EnvServer {
+    Rest(RestToolServer),
+}
+
+impl EnvServer {
+    /// Builds the server for `spec` from REST-BIRD endpoints already loaded (which must include
+    /// the session's domains).
+    pub fn build(
+        spec: &SessionSpec,
+        options: &ServerOptions,
+        bird: Arc<RestBird>,
+    ) -> Result<Self, SpecError> {
+        let not_available = || SpecError::NotAvailable {
+            capability: spec.capability,
+            domain: spec.domains.join(","),
+        };
+        match spec.capability {
+            Capability::Two => {}
+            Capability::Three if !spec.domains.iter().any(|d| d == "bpo") => {}
+            _ => return Err(not_available()),
+        }
+        Ok(EnvServer::Rest(RestToolServer::new(
+            bird,
+            &spec.domains,
+            options,
+        )))
+    }
+}
+
+impl EnvServer {
+    /// The listed tools as plain data (for `vakra tools` and checksums).
+    pub fn tool_specs(&self) -> Vec<vakra_catalog::tools::ToolSpec> {
+        let tools = match self {
+            EnvServer::Rest(s) => s.tools(),
+        };
+        tools
+            .iter()
+            .map(|t| vakra_catalog::tools::ToolSpec {
+                name: t.name.to_string(),
+                description: t.description.as_deref().unwrap_or_default().to_owned(),
+                input_schema: (*t.input_schema).clone(),
+            })
+            .collect()
+    }
+}
+
+impl ServerHandler for EnvServer {
+    fn get_info(&self) -> ServerConfig {
+        match self {
+            EnvServer::Rest(s) => s.get_info(),
+        }
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        match self {
+            EnvServer::Rest(s) => s.supported_protocol_versions(),
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        match self {
+            EnvServer::Rest(s) => s.list_tools(request, context).await,
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        match self {
+            EnvServer::Rest(s) => s.call_tool(request, context).await,
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! The benchmark's MCP servers.
+//!
+//! Agents reach the environment only through MCP tools scoped to one capability and domain. For
+//! REST-BIRD (capabilities 2 and 3, and the REST half of 4) the reference runs a Python wrapper
+//! that fetches `/openapi.json`, lists one tool per operation and proxies calls over HTTP. Here the
+//! same tools are derived from the catalogs and calls run in-process ([`RestToolServer`]), with
+//! the wrapper's observable behaviour kept: tool order and the domain-prefix filter, the Python
+//! SDK's argument-validation messages ([`validation`]), indented ASCII-escaped JSON results, and
+//! the `Error calling API: …` texts that quote the request URL.
+//!
+//! [`EnvServer`] picks the server for a capability and domain; [`serve_stdio`] and [`http_router`]
+//! put it on a transport.
+
+mod env;
+mod http;
+mod rest_tools;
+mod texts;
+pub mod validation;
+
+pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
+pub use http::http_router;
+pub use rest_tools::RestToolServer;
+
+/// Serves one session over stdin/stdout until the client closes it.
+pub async fn serve_stdio(server: EnvServer) -> Result<(), std::io::Error> {
+    use rmcp::ServiceExt;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(std::io::Error::other)?;
+    running.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}

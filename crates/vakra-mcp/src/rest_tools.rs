@@ -1,0 +1,194 @@
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+use vakra_catalog::tools::{path_in_domain, tool_for};
+use vakra_endpoint::{Endpoint, Outcome, RestBird};
+
+use crate::env::ServerOptions;
+use crate::{texts, validation};
+
+/// REST-BIRD endpoints as MCP tools, the way the reference's OpenAPI wrapper lists and calls
+/// them, with calls run in-process instead of over HTTP.
+#[derive(Clone)]
+pub struct RestToolServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    bird: Arc<RestBird>,
+    tools: Vec<Tool>,
+    targets: Vec<Target>,
+    /// Calls run the first tool of a name, as the wrapper's linear search does…
+    first: HashMap<String, usize>,
+    /// …while the SDK validates against the last one (its cache is a dict).
+    last: HashMap<String, usize>,
+    base_url: String,
+    info: ServerConfig,
+}
+
+enum Target {
+    Endpoint(Arc<Endpoint>),
+    /// `/metrics`, listed only when no domain filter is set, as in the reference.
+    Metrics,
+}
+
+impl RestToolServer {
+    /// The tools of the endpoints whose path matches one of `domains` (the reference's prefix
+    /// test, or exact with `options.fix_quirks`); all endpoints and `/metrics` when `domains` is
+    /// empty.
+    pub fn new(bird: Arc<RestBird>, domains: &[String], options: &ServerOptions) -> Self {
+        let mut tools = Vec::new();
+        let mut targets = Vec::new();
+        if domains.is_empty() {
+            tools.push(Tool::new(
+                "metrics_metrics_get",
+                "Metrics",
+                Arc::new(
+                    serde_json::json!({"type": "object", "properties": {}, "required": []})
+                        .as_object()
+                        .cloned()
+                        .unwrap_or_default(),
+                ),
+            ));
+            targets.push(Target::Metrics);
+        }
+        for endpoint in bird.endpoints() {
+            let path = &endpoint.operation().path;
+            if !domains.is_empty()
+                && !domains
+                    .iter()
+                    .any(|d| path_in_domain(path, d, options.fix_quirks))
+            {
+                continue;
+            }
+            let spec = tool_for(endpoint.operation());
+            tools.push(Tool::new(
+                spec.name,
+                spec.description,
+                Arc::new(spec.input_schema),
+            ));
+            targets.push(Target::Endpoint(Arc::clone(endpoint)));
+        }
+        let mut first = HashMap::new();
+        let mut last = HashMap::new();
+        for (i, tool) in tools.iter().enumerate() {
+            first.entry(tool.name.to_string()).or_insert(i);
+            last.insert(tool.name.to_string(), i);
+        }
+        Self {
+            inner: Arc::new(Inner {
+                bird,
+                tools,
+                targets,
+                first,
+                last,
+                base_url: options.rest_base_url.clone(),
+                info: options.server_config(),
+            }),
+        }
+    }
+
+    /// The listed tools, in the reference's order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
+    }
+
+    /// Runs a tool as the reference's stack would: SDK validation, then the wrapper's HTTP
+    /// call. Returns the result text and the error flag the agent sees.
+    pub async fn call(&self, name: &str, arguments: Map<String, Value>) -> (String, bool) {
+        let inner = &self.inner;
+        let schema_tool = inner.last.get(name).map(|&i| &inner.tools[i]);
+        if let Some(tool) = schema_tool
+            && let Some(message) = validation::validate(&arguments, &tool.input_schema)
+        {
+            return (format!("Input validation error: {message}"), true);
+        }
+        let Some(&index) = inner.first.get(name) else {
+            return (format!("Tool {name} not found"), true);
+        };
+        tracing::info!("tool_call tool={name}");
+        let endpoint = match &inner.targets[index] {
+            Target::Metrics => {
+                return (
+                    "Error: Expecting value: line 1 column 1 (char 0)".into(),
+                    false,
+                );
+            }
+            Target::Endpoint(endpoint) => Arc::clone(endpoint),
+        };
+        let query: Vec<(String, String)> = endpoint
+            .operation()
+            .params
+            .iter()
+            .filter_map(|p| {
+                arguments
+                    .get(&p.name)
+                    .map(|v| (p.name.clone(), vakra_pyjson::py_str(v)))
+            })
+            .collect();
+        let bird = Arc::clone(&inner.bird);
+        let run = {
+            let endpoint = Arc::clone(&endpoint);
+            let query = query.clone();
+            tokio::task::spawn_blocking(move || bird.execute(&endpoint, &query))
+        };
+        let url = || texts::request_url(&inner.base_url, &endpoint.operation().path, &query);
+        match run.await {
+            Ok(Outcome::Ok(body)) => (texts::success(&body), false),
+            Ok(Outcome::Invalid(_)) => (texts::http_error(422, &url()), false),
+            Ok(Outcome::Failed(message)) => {
+                tracing::warn!("HTTP error calling GET {}: {message}", url());
+                (texts::http_error(500, &url()), false)
+            }
+            Err(join) => {
+                tracing::error!("tool task failed: {join}");
+                (texts::http_error(500, &url()), false)
+            }
+        }
+    }
+}
+
+impl ServerHandler for RestToolServer {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.info.clone()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult {
+            tools: self.inner.tools.clone(),
+            ..Default::default()
+        })
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (text, is_error) = self
+            .call(&request.name, request.arguments.unwrap_or_default())
+            .await;
+        let result = if is_error {
+            CallToolResult::error(vec![ContentBlock::text(text)])
+        } else {
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        };
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,190 @@
+use std::sync::{Arc, OnceLock};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+use vakra_endpoint::{Outcome, RestBird, validation_body};
+use vakra_pyjson::DumpOptions;
+
+use crate::metrics::{Counted, Metrics};
+
+/// The state behind the REST routes: the loaded endpoints and the rendered OpenAPI document.
+pub struct RestApi {
+    bird: Arc<RestBird>,
+    openapi: OnceLock<String>,
+    metrics: Metrics,
+}
+
+impl RestApi {
+    /// Serves the endpoints of `bird`.
+    pub fn new(bird: Arc<RestBird>) -> Arc<Self> {
+        Arc::new(Self {
+            bird,
+            openapi: OnceLock::new(),
+            metrics: Metrics::default(),
+        })
+    }
+
+    /// The endpoints being served.
+    pub fn bird(&self) -> &Arc<RestBird> {
+        &self.bird
+    }
+}
+
+/// The REST routes; the fallback handles every catalog path.
+pub fn router(api: Arc<RestApi>) -> Router {
+    Router::new()
+        .route("/openapi.json", get(openapi_all))
+        .route("/openapi/{file}", get(openapi_domain))
+        .route(
+            "/healthz",
+            get(|| async { json_response(StatusCode::OK, &json!({"status": "ok"})) }),
+        )
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .fallback(dispatch)
+        .with_state(api)
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    match vakra_pyjson::dumps(body, &DumpOptions::compact_utf8()) {
+        Ok(text) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
+        Err(_) => internal_error(),
+    }
+}
+
+/// The reference's answer to any exception in a handler.
+fn internal_error() -> Response {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "Internal Server Error",
+    )
+        .into_response()
+}
+
+fn not_found() -> Response {
+    json_response(StatusCode::NOT_FOUND, &json!({"detail": "Not Found"}))
+}
+
+async fn openapi_all(State(api): State<Arc<RestApi>>) -> Response {
+    let text = api.openapi.get_or_init(|| {
+        vakra_catalog::merged_openapi(api.bird.catalogs())
+            .to_json()
+            .unwrap_or_default()
+    });
+    ([(header::CONTENT_TYPE, "application/json")], text.clone()).into_response()
+}
+
+async fn openapi_domain(State(api): State<Arc<RestApi>>, Path(file): Path<String>) -> Response {
+    let Some(domain) = file.strip_suffix(".json") else {
+        return not_found();
+    };
+    let Some(catalog) = api.bird.catalogs().iter().find(|c| c.name == domain) else {
+        return not_found();
+    };
+    match vakra_catalog::merged_openapi([catalog]).to_json() {
+        Ok(text) => ([(header::CONTENT_TYPE, "application/json")], text).into_response(),
+        Err(_) => internal_error(),
+    }
+}
+
+async fn readyz(State(api): State<Arc<RestApi>>) -> Response {
+    let databases = api.bird.databases();
+    let missing: Vec<&str> = api
+        .bird
+        .catalogs()
+        .iter()
+        .map(|c| c.name.as_str())
+        .filter(|d| databases.get(d).map(|db| !db.exists()).unwrap_or(true))
+        .collect();
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "status": "ready",
+            "domains": api.bird.catalogs().len(),
+            "endpoints": api.bird.endpoints().len(),
+            "databases_missing": missing,
+        }),
+    )
+}
+
+async fn metrics(State(api): State<Arc<RestApi>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        api.metrics.render(),
+    )
+        .into_response()
+}
+
+async fn dispatch(State(api): State<Arc<RestApi>>, method: Method, uri: Uri) -> Response {
+    let path = percent_encoding::percent_decode_str(uri.path()).decode_utf8_lossy();
+    let Some(endpoint) = api.bird.find(&path).cloned() else {
+        return redirect_or_not_found(&api, &path, &uri);
+    };
+    if method != Method::GET && method != Method::HEAD {
+        let mut response = json_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &json!({"detail": "Method Not Allowed"}),
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET"));
+        return response;
+    }
+    let query: Vec<(String, String)> = form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
+        .into_owned()
+        .collect();
+    let bird = Arc::clone(&api.bird);
+    let outcome = tokio::task::spawn_blocking(move || bird.execute(&endpoint, &query)).await;
+    match outcome {
+        Ok(Outcome::Ok(body)) => {
+            api.metrics.count(Counted::Ok);
+            json_response(StatusCode::OK, &body)
+        }
+        Ok(Outcome::Invalid(errors)) => {
+            api.metrics.count(Counted::Invalid);
+            json_response(StatusCode::UNPROCESSABLE_ENTITY, &validation_body(&errors))
+        }
+        Ok(Outcome::Failed(message)) => {
+            api.metrics.count(Counted::Failed);
+            tracing::warn!(path = %path, error = %message, "request failed");
+            internal_error()
+        }
+        Err(join) => {
+            api.metrics.count(Counted::Failed);
+            tracing::error!(path = %path, error = %join, "handler task failed");
+            internal_error()
+        }
+    }
+}
+
+/// Starlette redirects `/path/` to `/path` (307) when only the latter exists.
+fn redirect_or_not_found(api: &RestApi, path: &str, uri: &Uri) -> Response {
+    api.metrics.count(Counted::NotFound);
+    let Some(trimmed) = path
+        .strip_suffix('/')
+        .filter(|p| api.bird.find(p).is_some())
+    else {
+        return not_found();
+    };
+    let location = match uri.query() {
+        Some(q) => format!("{trimmed}?{q}"),
+        None => trimmed.to_owned(),
+    };
+    match HeaderValue::from_str(&location) {
+        Ok(value) => Response::builder()
+            .status(StatusCode::TEMPORARY_REDIRECT)
+            .header(header::LOCATION, value)
+            .body(Body::empty())
+            .unwrap_or_else(|_| internal_error()),
+        Err(_) => not_found(),
+    }
+}

@@ -1,0 +1,1 @@
+# Router modules of the vakra-rs demo domains (one module per domain)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The main job on the bundled demo data: start `vakra serve`, call REST-BIRD over HTTP and an MCP
+# server over stdio, print what an agent would see, stop. Needs a release build (make release).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${VAKRA_BIN:-target/release/vakra}
+port=${PORT:-18080}
+base="http://127.0.0.1:$port"
+"$bin" serve --root . --listen "127.0.0.1:$port" &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
+for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null && break; sleep 0.05; done
+echo "== readiness";            curl -fs "$base/readyz"; echo
+echo "== REST: first endpoint"; path=$(curl -fs "$base/openapi.json" | python3 -c 'import json,sys; print([p for p in json.load(sys.stdin)["paths"] if p.startswith("/v1/")][0])')
+echo "GET $path";               curl -fs "$base$path"; echo
+echo "== REST: bad parameter (FastAPI-style 422)"
+curl -s "$base/v1/library/most_borrowed_books?limit=abc" || true; echo
+echo "== MCP over stdio (capability 2, domain library): initialize, tools/list, tools/call"
+{
+  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"0"}}}'
+  printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+  printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_book_count_by_genre","arguments":{"genre":"Mystery"}}}'
+  sleep 0.5
+} | "$bin" mcp --capability 2 --domain library --root . | python3 -c '
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    result = msg.get("result", {})
+    if "tools" in result:
+        print(f"tools/list: {len(result["tools"])} tools, first: {result["tools"][0]["name"]}")
+    elif "content" in result:
+        print("tools/call text:"); print(result["content"][0]["text"])
+    elif "serverInfo" in result:
+        print("initialized:", result["serverInfo"]["name"], result["protocolVersion"])
+'
