@@ -8,7 +8,9 @@
 //! `split join strip lower upper replace`. Errors carry Python's exception name and message; an
 //! endpoint that raises answers 500, as in the reference.
 
-use vakra_pysyntax::ast::{BinOp, BoolOp, CmpOp, Comprehension, Constant, Expr, ExprKind, UnaryOp};
+use vakra_pysyntax::ast::{
+    BinOp, BoolOp, CmpOp, Comprehension, Constant, Conversion, Expr, ExprKind, FStringPart, UnaryOp,
+};
 
 use crate::PyValue;
 
@@ -82,6 +84,13 @@ fn check(expr: &Expr, scope: &mut Vec<String>) -> Result<(), String> {
         }
         ExprKind::Constant(Constant::Ellipsis) => Err("'...' is not supported".into()),
         ExprKind::Constant(_) => Ok(()),
+        ExprKind::JoinedStr(parts) => parts.iter().try_for_each(|part| match part {
+            FStringPart::Literal(_) => Ok(()),
+            FStringPart::Formatted(f) if f.format_spec.is_some() => Err(format!(
+                "format specs in f-strings are not supported: {expr}"
+            )),
+            FStringPart::Formatted(f) => check(&f.value, scope),
+        }),
         ExprKind::List(items) | ExprKind::Tuple(items) => {
             items.iter().try_for_each(|e| check(e, scope))
         }
@@ -215,6 +224,25 @@ impl Env {
                 .cloned()
                 .ok_or_else(|| PyError::name_error(name)),
             ExprKind::Constant(c) => constant(c),
+            ExprKind::JoinedStr(parts) => {
+                let mut out = String::new();
+                for part in parts {
+                    match part {
+                        FStringPart::Literal(text) => out.push_str(text),
+                        FStringPart::Formatted(f) => {
+                            let value = self.eval(&f.value)?;
+                            out.push_str(&match f.conversion {
+                                None | Some(Conversion::Str) => value.str(),
+                                Some(Conversion::Repr) => value.repr(),
+                                Some(Conversion::Ascii) => {
+                                    value.repr().chars().flat_map(ascii_escape).collect()
+                                }
+                            });
+                        }
+                    }
+                }
+                Ok(PyValue::Str(out))
+            }
             ExprKind::List(items) => Ok(PyValue::List(self.eval_items(items)?)),
             ExprKind::Tuple(items) => Ok(PyValue::Tuple(self.eval_items(items)?)),
             ExprKind::Dict(pairs) => {
@@ -421,6 +449,18 @@ impl Env {
             _ => Err(PyError::type_error("unsupported assignment target")),
         }
     }
+}
+
+/// Python's `ascii()` escaping of one character of a `repr()`.
+fn ascii_escape(c: char) -> Vec<char> {
+    let code = c as u32;
+    let escaped = match code {
+        0..=0x7f => return vec![c],
+        0x80..=0xff => format!("\\x{code:02x}"),
+        0x100..=0xffff => format!("\\u{code:04x}"),
+        _ => format!("\\U{code:08x}"),
+    };
+    escaped.chars().collect()
 }
 
 fn overflow() -> PyError {

@@ -90,7 +90,18 @@ pub(crate) fn repr_float(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.to_owned();
     }
-    let sci = format!("{x:e}");
+    // `{:e}` finds how many digits are needed to round-trip, but among
+    // equally short candidates it does not always pick the closest one, as
+    // Python does; exact formatting at that precision does.
+    let shortest = format!("{x:e}");
+    let needed = shortest
+        .split('e')
+        .next()
+        .unwrap_or("")
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .count();
+    let sci = format!("{x:.*e}", needed.saturating_sub(1));
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
@@ -199,6 +210,9 @@ mod tests {
             (0.0, "0.0"),
             (-2.5, "-2.5"),
             (1e300, "1e+300"),
+            (99.99880981445312, "99.99880981445312"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
         ];
         for (value, expected) in cases {
             assert_eq!(repr_float(value), expected);

@@ -160,7 +160,7 @@ impl Database {
             path: self.path.clone(),
             source,
         };
-        let mut conn = Connection::open_with_flags(&self.path, flags).map_err(open_err)?;
+        let conn = Connection::open_with_flags(&self.path, flags).map_err(open_err)?;
         conn.pragma_update(None, "query_only", true)
             .map_err(open_err)?;
         conn.set_prepared_statement_cache_capacity(256);
@@ -169,8 +169,7 @@ impl Database {
         conn.progress_handler(
             PROGRESS_STEPS,
             Some(move || now_ms() > watched.load(Ordering::Relaxed)),
-        )
-        .map_err(open_err)?;
+        );
         Ok(PooledConnection { conn, deadline_ms })
     }
 }

@@ -323,7 +323,7 @@ impl Parser<'_> {
                 }
                 Tok::Op(Op::LPar) => {
                     self.advance()?;
-                    let (args, keywords) = self.nested(Self::call_arguments)?;
+                    let (args, keywords) = self.call_arguments()?;
                     self.expect_op(Op::RPar)?;
                     let others = args.iter().chain(keywords.iter().map(|k| &k.value));
                     height = Some(self.taller(inner, others, at)?);
@@ -335,7 +335,7 @@ impl Parser<'_> {
                 }
                 Tok::Op(Op::LSqb) => {
                     self.advance()?;
-                    let index = self.nested(Self::slices)?;
+                    let index = self.slices()?;
                     self.expect_op(Op::RSqb)?;
                     height = Some(self.taller(inner, [&index], at)?);
                     ExprKind::Subscript {
@@ -359,9 +359,9 @@ impl Parser<'_> {
             Tok::Kw(Kw::False) => ExprKind::Constant(Constant::Bool(false)),
             Tok::Op(Op::Ellipsis) => ExprKind::Constant(Constant::Ellipsis),
             Tok::Str(_) => return self.strings(),
-            Tok::Op(Op::LPar) => return self.nested(Self::parenthesized),
-            Tok::Op(Op::LSqb) => return self.nested(Self::list_display),
-            Tok::Op(Op::LBrace) => return self.nested(Self::brace_display),
+            Tok::Op(Op::LPar) => return self.parenthesized(),
+            Tok::Op(Op::LSqb) => return self.list_display(),
+            Tok::Op(Op::LBrace) => return self.brace_display(),
             _ => return Err(self.expected("an expression")),
         };
         self.advance()?;
@@ -706,7 +706,7 @@ impl Parser<'_> {
                 }
                 params.posonly = std::mem::take(&mut params.args);
             } else if self.eat_op(Op::DoubleStar)? {
-                params.kwarg = Some(self.param(annotated, false)?);
+                params.kwarg = Some(self.param(annotated, ParamKind::KwArgs)?);
                 self.eat_op(Op::Comma)?;
                 if !self.at_op(close) {
                     return Err(ParseError::new(
@@ -722,10 +722,10 @@ impl Parser<'_> {
                 if self.at_op(Op::Comma) || self.at_op(close) {
                     bare_star = Some(at);
                 } else {
-                    params.vararg = Some(self.param(annotated, false)?);
+                    params.vararg = Some(self.param(annotated, ParamKind::VarArgs)?);
                 }
             } else {
-                let param = self.param(annotated, true)?;
+                let param = self.param(annotated, ParamKind::Plain)?;
                 if bare_star.is_some() || params.vararg.is_some() {
                     params.kwonly.push(param);
                 } else if param.default.is_some() {
@@ -750,15 +750,17 @@ impl Parser<'_> {
         Ok(params)
     }
 
-    fn param(&mut self, annotated: bool, with_default: bool) -> PResult<Param> {
+    fn param(&mut self, annotated: bool, kind: ParamKind) -> PResult<Param> {
         let start = self.start();
         let name = self.name()?;
-        let annotation = if annotated && self.eat_op(Op::Colon)? {
-            Some(self.expression()?)
-        } else {
+        let annotation = if !annotated || !self.eat_op(Op::Colon)? {
             None
+        } else if kind == ParamKind::VarArgs {
+            Some(self.star_expression()?)
+        } else {
+            Some(self.expression()?)
         };
-        let default = if with_default && self.eat_op(Op::Equal)? {
+        let default = if kind == ParamKind::Plain && self.eat_op(Op::Equal)? {
             Some(self.expression()?)
         } else {
             None
@@ -770,6 +772,15 @@ impl Parser<'_> {
             span: self.span_from(start),
         })
     }
+}
+
+/// The three shapes of parameter: only plain ones take defaults, and only
+/// `*args` may have a starred annotation (`*args: *Ts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ParamKind {
+    Plain,
+    VarArgs,
+    KwArgs,
 }
 
 /// The binary operator a token denotes and its precedence (higher binds

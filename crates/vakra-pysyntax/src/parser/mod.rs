@@ -4,11 +4,13 @@
 //! LL(1) form: an expression is parsed first and reinterpreted when an
 //! `=`, `:=` or `:` shows it was a target, keyword or annotation.
 //!
-//! Two limits keep hostile input from exhausting the stack, both here and
-//! later when trees are printed, compared or dropped (all recursive): the
-//! parser's own recursion is capped at [`MAX_DEPTH`] levels, and the left-
-//! leaning chains built by loops (`a + b + ...`, `a.b.c(...)[...]`) are
-//! capped at [`MAX_HEIGHT`] nodes of tree height.
+//! Three limits keep hostile input from exhausting the stack, both here
+//! and later when trees are printed, compared or dropped (all recursive):
+//! the tokenizer allows 200 nested brackets, the parser's other recursion
+//! (expressions inside brackets, unary operators, conditional expressions,
+//! lambdas, blocks, `elif` chains) is capped at [`MAX_DEPTH`] levels, and
+//! the left-leaning chains built by loops (`a + b + ...`, `a.b.c(...)[...]`)
+//! are capped at [`MAX_HEIGHT`] nodes of tree height.
 
 mod expr;
 mod literal;

@@ -47,6 +47,17 @@ impl Parser<'_> {
             }
         }
         if !self.at(&Tok::Newline) {
+            if let Some(Stmt {
+                kind: StmtKind::Expr(expr),
+                span,
+            }) = out.last()
+                && matches!(&expr.kind, ExprKind::Name(name) if name == "match")
+            {
+                return Err(ParseError::new(
+                    span.start,
+                    "'match' statements are not supported",
+                ));
+            }
             return Err(self.expected("newline"));
         }
         self.advance()?;
@@ -478,10 +489,9 @@ impl Parser<'_> {
             return Ok(None);
         }
         let saved = self.clone();
-        let attempt = self.nested(|p| {
-            p.advance()?;
-            let items = p.with_items(Some(Op::RPar))?;
-            p.expect_op(Op::RPar)?;
+        let attempt = self.advance().and_then(|_| {
+            let items = self.with_items(Some(Op::RPar))?;
+            self.expect_op(Op::RPar)?;
             Ok(items)
         });
         match attempt {
@@ -575,7 +585,7 @@ impl Parser<'_> {
         self.expect_kw(Kw::Class)?;
         let name = self.name()?;
         let (bases, keywords) = if self.eat_op(Op::LPar)? {
-            let arguments = self.nested(Self::call_arguments)?;
+            let arguments = self.call_arguments()?;
             self.expect_op(Op::RPar)?;
             arguments
         } else {
