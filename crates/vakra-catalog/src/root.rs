@@ -100,27 +100,19 @@ impl DataRoot {
         std::fs::write(&path, text + "\n").map_err(|source| CatalogError::Io { path, source })
     }
 
-    /// Loads, in mount order, the catalogs of the indexed domains that `wanted` accepts.
-    pub fn load_domains(
-        &self,
-        wanted: impl Fn(&str) -> bool,
-    ) -> Result<Vec<DomainCatalog>, CatalogError> {
-        let index = self.read_index()?;
-        let mut catalogs = Vec::new();
-        for name in index.domains.iter().filter(|d| wanted(d)) {
-            let path = self.domain_file(name)?;
-            let catalog = read_domain(&path)?;
-            if &catalog.name != name {
-                return Err(CatalogError::Invalid {
-                    path,
-                    message: format!(
-                        "names domain {:?}, but the index calls it {name:?}",
-                        catalog.name
-                    ),
-                });
-            }
-            catalogs.push(catalog);
+    /// Loads the catalog of one indexed domain, checking that the file names the same domain.
+    pub fn load_domain(&self, name: &str) -> Result<DomainCatalog, CatalogError> {
+        let path = self.domain_file(name)?;
+        let catalog = read_domain(&path)?;
+        if catalog.name != name {
+            return Err(CatalogError::Invalid {
+                path,
+                message: format!(
+                    "names domain {:?}, but the index calls it {name:?}",
+                    catalog.name
+                ),
+            });
         }
-        Ok(catalogs)
+        Ok(catalog)
     }
 }

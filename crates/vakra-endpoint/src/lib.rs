@@ -18,5 +18,5 @@ mod value;
 
 pub use endpoint::{CallError, CompileError, Endpoint};
 pub use params::{PYDANTIC_DOCS_VERSION, ParamError, ParamsError, parse_params, validation_body};
-pub use restbird::{LoadError, Outcome, RestBird};
+pub use restbird::{LoadError, LoadedDomain, Outcome, RestBird};
 pub use value::{JsonError, PyValue};

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use vakra_catalog::{CatalogError, DataRoot, DomainCatalog};
+use std::ops::Range;
+
+use vakra_catalog::{CatalogError, DataRoot};
 use vakra_sql::DatabaseSet;
 
 use crate::{CompileError, Endpoint, ParamError, ParamsError, parse_params};
@@ -12,10 +14,18 @@ use crate::{CompileError, Endpoint, ParamError, ParamsError, parse_params};
 /// Every REST-BIRD endpoint of a data root (or of the domains a server was asked for), in mount
 /// order, indexed by path so that lookup costs the same for the first and the last domain.
 pub struct RestBird {
-    catalogs: Vec<DomainCatalog>,
+    domains: Vec<LoadedDomain>,
     endpoints: Vec<Arc<Endpoint>>,
     by_path: HashMap<String, usize>,
     databases: DatabaseSet,
+}
+
+/// A loaded domain: its name, where its catalog came from, and its endpoints' positions.
+#[derive(Debug, Clone)]
+pub struct LoadedDomain {
+    pub name: String,
+    pub source: Option<String>,
+    pub endpoints: Range<usize>,
 }
 
 /// Why a data root could not be served.
@@ -28,6 +38,8 @@ pub enum LoadError {
         domain: String,
         source: CompileError,
     },
+    #[error("a catalog loader thread panicked")]
+    Panicked,
     #[error("path {path} is defined twice (domains {first} and {second})")]
     DuplicatePath {
         path: String,
@@ -48,49 +60,104 @@ pub enum Outcome {
     Failed(String),
 }
 
+type CompiledDomain = (String, Option<String>, Vec<Endpoint>);
+
+fn compile_domain(root: &DataRoot, name: &str) -> Result<CompiledDomain, LoadError> {
+    let catalog = root.load_domain(name)?;
+    let endpoints = catalog
+        .operations
+        .into_iter()
+        .map(|op| {
+            Endpoint::compile(&catalog.name, op).map_err(|source| LoadError::Compile {
+                domain: catalog.name.clone(),
+                source,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((catalog.name, catalog.source, endpoints))
+}
+
 impl RestBird {
-    /// Loads and compiles the catalogs of the indexed domains that `wanted` accepts. Databases
-    /// are looked up under `db_root` (`<domain>/<domain>.sqlite`) on first use.
+    /// Loads and compiles the catalogs of the indexed domains that `wanted` accepts, reading
+    /// domains in parallel. Databases are looked up under `db_root` (`<domain>/<domain>.sqlite`)
+    /// on first use.
     pub fn load(
         root: &DataRoot,
         db_root: PathBuf,
         wanted: impl Fn(&str) -> bool,
         time_limit: Duration,
     ) -> Result<Self, LoadError> {
-        let catalogs = root.load_domains(wanted)?;
+        let names: Vec<String> = root
+            .read_index()?
+            .domains
+            .into_iter()
+            .filter(|d| wanted(d))
+            .collect();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(names.len().max(1));
+        let chunk = names.len().div_ceil(threads).max(1);
+        let compiled: Vec<Result<Vec<_>, LoadError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = names
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|name| compile_domain(root, name))
+                            .collect::<Result<Vec<_>, _>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|_| Err(LoadError::Panicked)))
+                .collect()
+        });
+        let mut domains = Vec::with_capacity(names.len());
         let mut endpoints = Vec::new();
         let mut by_path = HashMap::new();
-        for catalog in &catalogs {
-            for op in &catalog.operations {
-                let endpoint = Endpoint::compile(&catalog.name, op.clone()).map_err(|source| {
-                    LoadError::Compile {
-                        domain: catalog.name.clone(),
-                        source,
-                    }
-                })?;
-                if let Some(&first) = by_path.get(&op.path) {
+        for (name, source, domain_endpoints) in compiled
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+        {
+            let start = endpoints.len();
+            for endpoint in domain_endpoints {
+                let path = endpoint.operation().path.clone();
+                if let Some(&first) = by_path.get(&path) {
                     let first: &Arc<Endpoint> = &endpoints[first];
                     return Err(LoadError::DuplicatePath {
-                        path: op.path.clone(),
+                        path,
                         first: first.domain().to_owned(),
-                        second: catalog.name.clone(),
+                        second: name,
                     });
                 }
-                by_path.insert(op.path.clone(), endpoints.len());
+                by_path.insert(path, endpoints.len());
                 endpoints.push(Arc::new(endpoint));
             }
+            domains.push(LoadedDomain {
+                name,
+                source,
+                endpoints: start..endpoints.len(),
+            });
         }
         Ok(Self {
-            catalogs,
+            domains,
             endpoints,
             by_path,
             databases: DatabaseSet::new(db_root, time_limit),
         })
     }
 
-    /// The loaded catalogs, in mount order.
-    pub fn catalogs(&self) -> &[DomainCatalog] {
-        &self.catalogs
+    /// The loaded domains, in mount order.
+    pub fn domains(&self) -> &[LoadedDomain] {
+        &self.domains
+    }
+
+    /// The endpoints of one loaded domain, in source order.
+    pub fn domain_endpoints(&self, domain: &LoadedDomain) -> &[Arc<Endpoint>] {
+        &self.endpoints[domain.endpoints.clone()]
     }
 
     /// Every endpoint, in mount order.

@@ -68,7 +68,7 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
     }
     let known =
         |d: &String| {
-            state.bird.catalogs().iter().any(|c| {
+            state.bird.domains().iter().any(|c| {
                 vakra_catalog::tools::domain_selected(&c.name, d, state.options.fix_quirks)
             })
         };

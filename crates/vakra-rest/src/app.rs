@@ -73,9 +73,7 @@ fn not_found() -> Response {
 
 async fn openapi_all(State(api): State<Arc<RestApi>>) -> Response {
     let text = api.openapi.get_or_init(|| {
-        vakra_catalog::merged_openapi(api.bird.catalogs())
-            .to_json()
-            .unwrap_or_default()
+        vakra_catalog::merged_openapi_json(api.bird.endpoints().iter().map(|e| e.operation()))
     });
     ([(header::CONTENT_TYPE, "application/json")], text.clone()).into_response()
 }
@@ -84,29 +82,35 @@ async fn openapi_domain(State(api): State<Arc<RestApi>>, Path(file): Path<String
     let Some(domain) = file.strip_suffix(".json") else {
         return not_found();
     };
-    let Some(catalog) = api.bird.catalogs().iter().find(|c| c.name == domain) else {
+    let Some(loaded) = api.bird.domains().iter().find(|d| d.name == domain) else {
         return not_found();
     };
-    match vakra_catalog::merged_openapi([catalog]).to_json() {
-        Ok(text) => ([(header::CONTENT_TYPE, "application/json")], text).into_response(),
-        Err(_) => internal_error(),
-    }
+    let operations = api
+        .bird
+        .domain_endpoints(loaded)
+        .iter()
+        .map(|e| e.operation());
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        vakra_catalog::merged_openapi_json(operations),
+    )
+        .into_response()
 }
 
 async fn readyz(State(api): State<Arc<RestApi>>) -> Response {
     let databases = api.bird.databases();
     let missing: Vec<&str> = api
         .bird
-        .catalogs()
+        .domains()
         .iter()
-        .map(|c| c.name.as_str())
+        .map(|d| d.name.as_str())
         .filter(|d| databases.get(d).map(|db| !db.exists()).unwrap_or(true))
         .collect();
     json_response(
         StatusCode::OK,
         &json!({
             "status": "ready",
-            "domains": api.bird.catalogs().len(),
+            "domains": api.bird.domains().len(),
             "endpoints": api.bird.endpoints().len(),
             "databases_missing": missing,
         }),

@@ -1,0 +1,76 @@
+//! Replays a JSONL request list (`path`, `params`) through `RestBird::execute` on one thread, with
+//! no HTTP: the cost of running endpoints, for docs/benchmarks.md.
+//!
+//! `cargo run --release -p vakra-endpoint --example replay -- ROOT DB_ROOT REQUESTS.jsonl [ROUNDS]`
+
+use std::time::{Duration, Instant};
+
+use vakra_catalog::DataRoot;
+use vakra_endpoint::{Outcome, RestBird};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, root, db_root, requests, rest @ ..] = args.as_slice() else {
+        return Err("usage: replay ROOT DB_ROOT REQUESTS.jsonl [ROUNDS]".into());
+    };
+    let rounds: usize = rest.first().map_or(Ok(3), |r| r.parse())?;
+    let started = Instant::now();
+    let bird = RestBird::load(
+        &DataRoot::new(root),
+        db_root.into(),
+        |_| true,
+        Duration::from_secs(30),
+    )?;
+    println!(
+        "loaded {} endpoints in {:?}",
+        bird.endpoints().len(),
+        started.elapsed()
+    );
+    let mut calls = Vec::new();
+    for line in std::fs::read_to_string(requests)?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
+        let record: serde_json::Value = serde_json::from_str(line)?;
+        let path = record["path"].as_str().ok_or("record without path")?;
+        let Some(endpoint) = bird.find(path) else {
+            continue;
+        };
+        let query: Vec<(String, String)> = record["params"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+                )
+            })
+            .collect();
+        calls.push((endpoint.clone(), query));
+    }
+    let mut times = Vec::with_capacity(calls.len() * rounds);
+    let mut failed = 0;
+    for _ in 0..rounds {
+        for (endpoint, query) in &calls {
+            let t = Instant::now();
+            if !matches!(bird.execute(endpoint, query), Outcome::Ok(_)) {
+                failed += 1;
+            }
+            times.push(t.elapsed());
+        }
+    }
+    times.sort();
+    let total: Duration = times.iter().sum();
+    let pct = |p: f64| times[((times.len() as f64 * p) as usize).min(times.len() - 1)];
+    println!(
+        "{} calls ({failed} not 200): mean {:?}, p50 {:?}, p99 {:?}, max {:?}; {:.0} calls/s on one thread",
+        times.len(),
+        total / times.len() as u32,
+        pct(0.5),
+        pct(0.99),
+        times[times.len() - 1],
+        times.len() as f64 / total.as_secs_f64()
+    );
+    Ok(())
+}
