@@ -39,6 +39,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.listen).await?;
+        // The first line on stdout says where to connect (useful with port 0).
+        println!("listening on http://{}", listener.local_addr()?);
         tracing::info!(
             "serving {} domains, {} endpoints on http://{} (ready in {:?}); MCP at /mcp/<capability>/<domain>",
             bird.domains().len(),
