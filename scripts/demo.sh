@@ -4,15 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${VAKRA_BIN:-target/release/vakra}
-port=${PORT:-18080}
-base="http://127.0.0.1:$port"
-"$bin" serve --root . --listen "127.0.0.1:$port" &
+out=$(mktemp)
+"$bin" serve --root . --listen "127.0.0.1:${PORT:-0}" >"$out" &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
-for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null && break; sleep 0.05; done
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$out"' EXIT
+for _ in $(seq 1 200); do grep -q '^listening on ' "$out" && break; sleep 0.05; done
+base=$(sed -n 's/^listening on //p' "$out")
+[[ -n $base ]] || { echo "vakra serve did not start" >&2; exit 1; }
+echo "== vakra serve is listening on $base"
 echo "== readiness";            curl -fs "$base/readyz"; echo
-echo "== REST: first endpoint"; path=$(curl -fs "$base/openapi.json" | python3 -c 'import json,sys; print([p for p in json.load(sys.stdin)["paths"] if p.startswith("/v1/")][0])')
-echo "GET $path";               curl -fs "$base$path"; echo
+echo "== REST: the sample request of each library endpoint (first three)"
+python3 -c 'import json; [print(op["get"]["x-vakra"]["sample"]) for op in list(json.load(open("openapi/library.json"))["paths"].values())[:3]]' |
+while read -r sample; do echo "GET $sample"; curl -fs "$base$sample"; echo; done
 echo "== REST: bad parameter (FastAPI-style 422)"
 curl -s "$base/v1/library/most_borrowed_books?limit=abc" || true; echo
 echo "== MCP over stdio (capability 2, domain library): initialize, tools/list, tools/call"
@@ -28,7 +31,8 @@ for line in sys.stdin:
     msg = json.loads(line)
     result = msg.get("result", {})
     if "tools" in result:
-        print(f"tools/list: {len(result["tools"])} tools, first: {result["tools"][0]["name"]}")
+        tools = result["tools"]
+        print("tools/list:", len(tools), "tools, first:", tools[0]["name"])
     elif "content" in result:
         print("tools/call text:"); print(result["content"][0]["text"])
     elif "serverInfo" in result:

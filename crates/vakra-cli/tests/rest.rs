@@ -181,7 +181,8 @@ async fn health_readiness_and_missing_databases() {
 
 #[test]
 fn malformed_catalogs_stop_the_server_with_a_clear_error() {
-    let cases: [(&str, fn(&mut Value)); 4] = [
+    type Corruption = fn(&mut Value);
+    let cases: [(&str, Corruption); 4] = [
         ("not JSON", |_| {}),
         ("bad expression", |doc| {
             let op = doc["paths"]["/v1/library/most_borrowed_books"]["get"]

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tower_service_ext::oneshot;
+use tower::ServiceExt;
 use vakra_endpoint::RestBird;
 
 use crate::{Capability, EnvServer, ServerOptions, SessionSpec};
@@ -59,7 +59,10 @@ async fn handle(
             },
         }
     };
-    oneshot(service, request).await
+    match service.oneshot(request).await {
+        Ok(response) => response.map(Body::new).into_response(),
+        Err(never) => match never {},
+    }
 }
 
 fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
@@ -82,28 +85,4 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     ))
-}
-
-mod tower_service_ext {
-    use axum::body::Body;
-    use axum::http::Request;
-    use axum::response::{IntoResponse, Response};
-    use tower::ServiceExt;
-
-    /// Runs one request through a tower service whose errors are infallible.
-    pub(super) async fn oneshot<S, B>(service: S, request: Request<Body>) -> Response
-    where
-        S: tower::Service<
-                Request<Body>,
-                Response = axum::http::Response<B>,
-                Error = std::convert::Infallible,
-            >,
-        B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
-        B::Error: std::fmt::Display + Send + Sync + Into<axum::BoxError>,
-    {
-        match service.oneshot(request).await {
-            Ok(response) => response.map(Body::new).into_response(),
-            Err(never) => match never {},
-        }
-    }
 }
