@@ -2,9 +2,9 @@
 //! the tool's input schema, reporting the single best error with jsonschema's message.
 //!
 //! The schemas are the catalog's (`type: object`, typed `properties`, `required`). jsonschema's
-//! `best_match` prefers errors closest to the root, so a missing required property is reported
-//! before a wrongly typed one; among equals the first found wins (required properties in
-//! `required` order, property errors in `properties` order).
+//! `best_match` ranks errors by `(-depth, path, …)`: a missing required property (at the root)
+//! beats a wrongly typed one; among missing properties the first in `required` order wins; among
+//! wrongly typed properties the one with the greatest name wins.
 
 use serde_json::{Map, Value};
 
