@@ -16,7 +16,7 @@ pub struct ServeArgs {
     listen: SocketAddr,
     /// Threads that run SQL statements at once (more only queue on the same cores, and each
     /// costs memory).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 4)]
     sql_threads: usize,
 }
 
