@@ -194,6 +194,14 @@ impl EnvServer {
 }
 
 impl EnvServer {
+    /// A server for a new session of the same kind. Sessions never share mutable state (the
+    /// reference keeps state per process, and each of its processes serves one session).
+    pub fn new_session(&self) -> EnvServer {
+        match self {
+            EnvServer::Rest(s) => EnvServer::Rest(s.clone()),
+        }
+    }
+
     /// The listed tools as plain data (for `vakra tools` and checksums).
     pub fn tool_specs(&self) -> Vec<vakra_catalog::tools::ToolSpec> {
         let tools = match self {

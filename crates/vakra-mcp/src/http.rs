@@ -81,7 +81,7 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
     let server = EnvServer::build(spec, &state.options, Arc::clone(&state.bird))
         .map_err(|e| e.to_string())?;
     Ok(StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.new_session()),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     ))
