@@ -10,9 +10,11 @@
 //! ([`eval`]): the special endpoints (spread bind lists, UNION-packed results, string
 //! concatenation, the `dict(row)` bug) need nothing more.
 
+mod builtins;
 mod endpoint;
 pub mod eval;
 mod params;
+mod pyops;
 mod restbird;
 mod value;
 

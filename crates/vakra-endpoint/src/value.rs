@@ -27,6 +27,10 @@ pub enum JsonError {
     NonFiniteFloat,
     #[error("'utf-8' codec can't decode bytes")]
     InvalidUtf8,
+    /// A tuple dict key: FastAPI's `jsonable_encoder` turns it into a list, which cannot be a
+    /// key.
+    #[error("unhashable type: '{0}'")]
+    UnhashableKey(&'static str),
 }
 
 impl From<SqlValue> for PyValue {
@@ -96,8 +100,12 @@ impl PyValue {
     }
 
     /// FastAPI's `jsonable_encoder` followed by `json.dumps`: tuples become arrays, bytes are
-    /// decoded as UTF-8, dict keys become strings as `json.dumps` writes them, and non-finite
-    /// floats are refused (`allow_nan=False`).
+    /// decoded as UTF-8, dict keys become strings as `json.dumps` writes them (a tuple key is
+    /// refused), and non-finite floats are refused (`allow_nan=False`), keys included.
+    ///
+    /// Keys that are distinct in Python but the same string in JSON (`1` and `'1'`) appear
+    /// twice in FastAPI's body; a JSON object holds one, so the last value is kept at the first
+    /// key's position, which is what a client's `json.loads` of that body gives.
     pub fn to_json(&self) -> Result<Value, JsonError> {
         Ok(match self {
             PyValue::None => Value::Null,
@@ -126,6 +134,7 @@ impl PyValue {
         })
     }
 
+    /// A dict key as `json.dumps` writes it, after `jsonable_encoder` decoded bytes.
     fn json_key(&self) -> Result<String, JsonError> {
         Ok(match self {
             PyValue::Str(s) => s.clone(),
@@ -133,10 +142,12 @@ impl PyValue {
             PyValue::Bool(b) => b.to_string(),
             PyValue::Int(i) => i.to_string(),
             PyValue::Float(f) if f.is_finite() => vakra_pyjson::float_repr(*f),
+            PyValue::Float(_) => return Err(JsonError::NonFiniteFloat),
             PyValue::Bytes(b) => {
                 String::from_utf8(b.clone()).map_err(|_| JsonError::InvalidUtf8)?
             }
-            other => other.repr(),
+            PyValue::List(_) | PyValue::Tuple(_) => return Err(JsonError::UnhashableKey("list")),
+            PyValue::Dict(_) => return Err(JsonError::UnhashableKey("dict")),
         })
     }
 
@@ -166,21 +177,31 @@ impl PyValue {
             PyValue::Float(f) => out.push_str(&vakra_pyjson::float_repr(*f)),
             PyValue::Str(s) => out.push_str(&vakra_pyjson::py_repr(&Value::String(s.clone()))),
             PyValue::Bytes(b) => {
-                out.push_str("b'");
+                // Single quotes unless the bytes hold a single quote and no double quote.
+                let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+                    '"'
+                } else {
+                    '\''
+                };
+                out.push('b');
+                out.push(quote);
                 for &byte in b {
                     match byte {
                         b'\\' => out.push_str("\\\\"),
-                        b'\'' => out.push_str("\\'"),
                         b'\n' => out.push_str("\\n"),
                         b'\r' => out.push_str("\\r"),
                         b'\t' => out.push_str("\\t"),
+                        _ if byte == quote as u8 => {
+                            out.push('\\');
+                            out.push(quote);
+                        }
                         0x20..=0x7e => out.push(byte as char),
                         _ => {
                             let _ = write!(out, "\\x{byte:02x}");
                         }
                     }
                 }
-                out.push('\'');
+                out.push(quote);
             }
             PyValue::List(items) => write_seq(out, "[", items, "]"),
             PyValue::Tuple(items) if items.len() == 1 => write_seq(out, "(", items, ",)"),

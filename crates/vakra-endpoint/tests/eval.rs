@@ -375,7 +375,6 @@ fn a_known_name_left_unbound_is_a_name_error() {
 macro_rules! cpython_differences {
     ($($name:ident, $reason:literal: $case:expr;)*) => {$(
         #[test]
-        #[ignore = $reason]
         fn $name() {
             assert_case($case);
         }
@@ -621,6 +620,62 @@ const TOKENS: &[&str] = &[
     "await",
 ];
 
+/// Fragments that often keep an expression valid while changing what it does.
+const FRAGMENTS: &[&str] = &[
+    "result",
+    "row",
+    "name",
+    "s",
+    "lst",
+    "d",
+    "x",
+    "y",
+    "z",
+    "a",
+    "b",
+    "year",
+    "0",
+    "1",
+    "-1",
+    "2.5",
+    "None",
+    "True",
+    "''",
+    "'a'",
+    "[0]",
+    "[-1]",
+    "[1:]",
+    "[::-1]",
+    "[::0]",
+    " + 1",
+    " * 2",
+    " / 0",
+    " // 2",
+    " % 3",
+    " or None",
+    " and x",
+    " if x else y",
+    "not ",
+    "-",
+    "len(s)",
+    "str(z)",
+    "int(a)",
+    "float(a)",
+    "dict(row)",
+    "tuple(lst)",
+    "list(d)",
+    ".split(',')",
+    ".upper()",
+    ", ",
+    " < 1",
+    " in d",
+    " is None",
+    "(*lst,)",
+    "[*row]",
+    "{**d}",
+    "f'{z!r}'",
+];
+
 fn soup(rng: &mut Rng) -> String {
     let len = 1 + rng.next() % 14;
     let mut out = String::new();
@@ -640,7 +695,7 @@ fn mutate(rng: &mut Rng, seed: &str) -> String {
         let at = (rng.next() % (chars.len() as u64 + 1)) as usize;
         match rng.next() % 4 {
             0 => {
-                let token: Vec<char> = rng.pick(TOKENS).chars().collect();
+                let token: Vec<char> = rng.pick(FRAGMENTS).chars().collect();
                 chars.splice(at..at, token);
             }
             1 if at < chars.len() => {
@@ -653,7 +708,12 @@ fn mutate(rng: &mut Rng, seed: &str) -> String {
                 chars.splice(at..at, copy);
             }
             _ if at < chars.len() => {
-                let token: Vec<char> = rng.pick(TOKENS).chars().collect();
+                let pool = if rng.next().is_multiple_of(4) {
+                    TOKENS
+                } else {
+                    FRAGMENTS
+                };
+                let token: Vec<char> = rng.pick(pool).chars().collect();
                 chars.splice(at..at + 1, token);
             }
             _ => {}
@@ -686,7 +746,7 @@ fn garbage_never_panics() {
     let seeds: Vec<&str> = cases().iter().map(|c| c.src).collect();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut compiled, mut evaluated, mut panicked) = (0, 0, Vec::new());
-    for n in 0..600 {
+    for n in 0..1500 {
         let src = if n % 3 == 0 {
             soup(&mut rng)
         } else {
@@ -723,7 +783,7 @@ fn garbage_never_panics() {
     assert!(panicked.is_empty(), "panicked on {panicked:#?}");
     // The generator must reach the evaluator, or this test proves nothing about it.
     assert!(
-        compiled >= 100 && evaluated >= 50,
+        compiled >= 150 && evaluated >= 100,
         "garbage too rarely valid: {compiled} compiled, {evaluated} evaluated"
     );
 }
@@ -747,10 +807,6 @@ fn deep_sources() -> Vec<String> {
 /// Rust's spawned threads and tokio's blocking pool). A stack overflow aborts the process
 /// instead of panicking, so each expression runs in a child process of this test binary.
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "bug: in debug builds a 300-term sum (or 100 nested lists) overflows a 2 MiB stack; release is fine"
-)]
 fn deep_but_legal_expressions_do_not_overflow_the_stack() {
     let sources = deep_sources();
     if let Ok(index) = std::env::var(DEEP_CHILD) {
@@ -884,7 +940,6 @@ fn to_json_writes_dict_keys_as_json_dumps_does() {
 }
 
 #[test]
-#[ignore = "bug: a non-finite float dict key becomes \"inf\"; json.dumps(allow_nan=False) raises ValueError (500)"]
 fn to_json_refuses_non_finite_float_keys() {
     assert_eq!(
         d(vec![(f(f64::INFINITY), i(1))]).to_json(),

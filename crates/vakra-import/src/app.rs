@@ -8,7 +8,8 @@ use crate::{ImportError, io_error};
 
 /// The modules passed to `app.include_router(<module>.app)` at the top level of `app.py`, in
 /// mount order. Commented-out lines are comments, so `donor` stays out as in the reference.
-/// Every mounted module must also be imported `from server import …`.
+/// Every mounted name must have been imported `from server import …` before; a name imported
+/// `as` an alias mounts the module it names.
 pub fn mounted_modules(app_path: &Path) -> Result<Vec<String>, ImportError> {
     let source = std::fs::read_to_string(app_path).map_err(io_error(app_path))?;
     let parse_error = |message: String| ImportError::Parse {
@@ -16,7 +17,8 @@ pub fn mounted_modules(app_path: &Path) -> Result<Vec<String>, ImportError> {
         message,
     };
     let module = vakra_pysyntax::parse_module(&source).map_err(|e| parse_error(e.to_string()))?;
-    let mut imported = Vec::new();
+    // (local name, module), the latest import of a name last.
+    let mut imported: Vec<(String, String)> = Vec::new();
     let mut mounted: Vec<String> = Vec::new();
     for stmt in &module.body {
         match &stmt.kind {
@@ -25,11 +27,10 @@ pub fn mounted_modules(app_path: &Path) -> Result<Vec<String>, ImportError> {
                 names,
                 level: 0,
             } if m == "server" => {
-                imported.extend(
-                    names
-                        .iter()
-                        .map(|a| a.asname.clone().unwrap_or_else(|| a.name.clone())),
-                );
+                imported.extend(names.iter().map(|a| {
+                    let local = a.asname.as_ref().unwrap_or(&a.name);
+                    (local.clone(), a.name.clone())
+                }));
             }
             StmtKind::Expr(expr) => {
                 let ExprKind::Call { func, args, .. } = &expr.kind else {
@@ -65,27 +66,29 @@ pub fn mounted_modules(app_path: &Path) -> Result<Vec<String>, ImportError> {
                         stmt.span.start.line
                     )));
                 }
-                if !vakra_catalog::is_valid_domain_name(name) {
+                let Some((_, module)) = imported.iter().rev().find(|(local, _)| local == name)
+                else {
                     return Err(parse_error(format!(
-                        "line {}: {name:?} is not a valid domain name",
+                        "line {}: {name} is mounted but not imported from server",
+                        stmt.span.start.line
+                    )));
+                };
+                if !vakra_catalog::is_valid_domain_name(module) {
+                    return Err(parse_error(format!(
+                        "line {}: {module:?} is not a valid domain name",
                         stmt.span.start.line
                     )));
                 }
-                if mounted.contains(name) {
+                if mounted.contains(module) {
                     return Err(parse_error(format!(
-                        "line {}: {name} is mounted twice",
+                        "line {}: {module} is mounted twice",
                         stmt.span.start.line
                     )));
                 }
-                mounted.push(name.clone());
+                mounted.push(module.clone());
             }
             _ => {}
         }
-    }
-    if let Some(missing) = mounted.iter().find(|m| !imported.contains(m)) {
-        return Err(parse_error(format!(
-            "{missing} is mounted but not imported from server"
-        )));
     }
     if mounted.is_empty() {
         return Err(parse_error(

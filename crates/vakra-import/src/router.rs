@@ -5,6 +5,7 @@ use vakra_catalog::{
     Binding, Binds, DomainCatalog, FetchMode, Operation, Param, ParamType, SqlProgram, SqlText,
     python_title,
 };
+use vakra_endpoint::Endpoint;
 use vakra_pysyntax::ast::{Constant, Expr, ExprKind, FunctionDef, Keyword, Stmt, StmtKind};
 
 /// An endpoint the catalog cannot express, with where it is and why.
@@ -34,7 +35,8 @@ pub struct ImportedRouter {
 }
 
 /// Translates the source of one router module. Only a module that does not parse is an error;
-/// endpoints that do not fit are reported in [`ImportedRouter::unexpressed`].
+/// endpoints that do not fit, including those whose expressions the server would refuse to
+/// compile, are reported in [`ImportedRouter::unexpressed`].
 pub fn import_router(domain: &str, file: &str, source: &str) -> Result<ImportedRouter, String> {
     let module = vakra_pysyntax::parse_module(source).map_err(|e| e.to_string())?;
     let mut operations = Vec::new();
@@ -42,7 +44,7 @@ pub fn import_router(domain: &str, file: &str, source: &str) -> Result<ImportedR
     let mut samples: Vec<String> = Vec::new();
     for stmt in &module.body {
         match &stmt.kind {
-            StmtKind::FunctionDef(def) if is_route(def) => match endpoint(def) {
+            StmtKind::FunctionDef(def) if is_route(def) => match servable_endpoint(domain, def) {
                 Ok(op) => operations.push(op),
                 Err((line, reason)) => unexpressed.push(Unexpressed {
                     file: file.to_owned(),
@@ -127,6 +129,15 @@ fn fail<T>(at: u32, reason: impl Into<String>) -> Result<T, Fail> {
     Err((at, reason.into()))
 }
 
+/// An endpoint the server can also compile: catalogs never hold operations it would refuse.
+fn servable_endpoint(domain: &str, def: &FunctionDef) -> Result<Operation, Fail> {
+    let op = endpoint(def)?;
+    match Endpoint::compile(domain, op.clone()) {
+        Ok(_) => Ok(op),
+        Err(e) => fail(def_line(def), e.message),
+    }
+}
+
 fn endpoint(def: &FunctionDef) -> Result<Operation, Fail> {
     let Some((decorator, method)) = route_decorator(def) else {
         return fail(0, "not a route");
@@ -159,18 +170,24 @@ fn endpoint(def: &FunctionDef) -> Result<Operation, Fail> {
     let mut operation_id = None;
     let mut summary = None;
     for keyword in keywords {
+        let slot = match keyword.arg.as_deref() {
+            Some("operation_id") => &mut operation_id,
+            Some("summary") => &mut summary,
+            _ => {
+                return fail(
+                    at,
+                    format!("unsupported decorator argument {}", keyword_label(keyword)),
+                );
+            }
+        };
         let value = keyword_string(keyword).ok_or((
             at,
             format!(
-                "decorator argument {:?} must be a string literal",
-                keyword.arg
+                "decorator argument {} must be a string literal",
+                keyword_label(keyword)
             ),
         ))?;
-        match keyword.arg.as_deref() {
-            Some("operation_id") => operation_id = Some(value.to_owned()),
-            Some("summary") => summary = Some(value.to_owned()),
-            other => return fail(at, format!("unsupported decorator argument {other:?}")),
-        }
+        *slot = Some(value.to_owned());
     }
     let operation_id = operation_id.unwrap_or_else(|| fastapi_operation_id(&def.name, path));
     let summary = summary
@@ -191,6 +208,14 @@ fn keyword_string(keyword: &Keyword) -> Option<&str> {
     string_constant(&keyword.value)
 }
 
+/// A keyword argument as a reason names it: `name`, or `**value` for an unpacked mapping.
+fn keyword_label(keyword: &Keyword) -> String {
+    match &keyword.arg {
+        Some(name) => name.clone(),
+        None => format!("**{}", keyword.value),
+    }
+}
+
 /// FastAPI's `generate_unique_id` for a GET route without an explicit operation id.
 fn fastapi_operation_id(function: &str, path: &str) -> String {
     let raw: String = format!("{function}{path}")
@@ -208,8 +233,23 @@ fn fastapi_operation_id(function: &str, path: &str) -> String {
 
 fn parameters(def: &FunctionDef) -> Result<Vec<Param>, Fail> {
     let p = &def.params;
-    if !p.posonly.is_empty() || p.vararg.is_some() || !p.kwonly.is_empty() || p.kwarg.is_some() {
-        return fail(0, "only plain parameters are supported");
+    let odd = [
+        (p.posonly.first(), "positional-only"),
+        (p.vararg.as_ref(), "*args"),
+        (p.kwonly.first(), "keyword-only"),
+        (p.kwarg.as_ref(), "**kwargs"),
+    ];
+    if let Some((param, kind)) = odd
+        .into_iter()
+        .find_map(|(param, kind)| Some((param?, kind)))
+    {
+        return fail(
+            param.span.start.line,
+            format!(
+                "unsupported {kind} parameter {:?} (only plain parameters are supported)",
+                param.name
+            ),
+        );
     }
     p.args
         .iter()
@@ -287,10 +327,13 @@ fn query_default(
                     .to_owned();
             }
             Some("default") => default_expr = Some(&keyword.value),
-            other => {
+            _ => {
                 return fail(
                     at,
-                    format!("parameter {name:?}: unsupported Query argument {other:?}"),
+                    format!(
+                        "parameter {name:?}: unsupported Query argument {}",
+                        keyword_label(keyword)
+                    ),
                 );
             }
         }
@@ -338,7 +381,8 @@ fn json_constant(expr: &Expr) -> Option<Value> {
     })
 }
 
-fn is_cursor_call<'e>(expr: &'e Expr, method: &str) -> Option<&'e [Expr]> {
+/// The positional and keyword arguments of `cursor.<method>(...)`.
+fn cursor_call<'e>(expr: &'e Expr, method: &str) -> Option<(&'e [Expr], &'e [Keyword])> {
     let ExprKind::Call {
         func,
         args,
@@ -350,10 +394,28 @@ fn is_cursor_call<'e>(expr: &'e Expr, method: &str) -> Option<&'e [Expr]> {
     let ExprKind::Attribute { value, attr } = &func.kind else {
         return None;
     };
-    (matches!(&value.kind, ExprKind::Name(n) if n == "cursor")
-        && attr == method
-        && keywords.is_empty())
-    .then_some(args.as_slice())
+    (matches!(&value.kind, ExprKind::Name(n) if n == "cursor") && attr == method)
+        .then_some((args.as_slice(), keywords.as_slice()))
+}
+
+/// `cursor.<method>()` without arguments.
+fn is_bare_cursor_call(expr: &Expr, method: &str) -> bool {
+    cursor_call(expr, method).is_some_and(|(args, keywords)| args.is_empty() && keywords.is_empty())
+}
+
+/// What a statement the catalog cannot express is, for reasons.
+fn describe(stmt: &Stmt) -> &'static str {
+    match &stmt.kind {
+        StmtKind::Expr(e) if cursor_call(e, "execute").is_some() => "a second cursor.execute call",
+        StmtKind::Expr(_) => "an expression statement",
+        StmtKind::For { .. } => "a for loop",
+        StmtKind::While { .. } => "a while loop",
+        StmtKind::If { .. } => "an if statement",
+        StmtKind::With { .. } => "a with statement",
+        StmtKind::Try { .. } => "a try statement",
+        StmtKind::Return(_) => "a return before the last statement",
+        _ => "a statement of another kind",
+    }
 }
 
 fn single_name_target(targets: &[Expr]) -> Option<&str> {
@@ -385,12 +447,25 @@ fn program(def: &FunctionDef, params: &[Param]) -> Result<SqlProgram, Fail> {
         };
         rest = tail;
         match &stmt.kind {
-            StmtKind::Expr(e) => match is_cursor_call(e, "execute") {
-                Some(args) => break (args, stmt.span.start.line),
+            StmtKind::Expr(e) => match cursor_call(e, "execute") {
+                Some((args, [])) => break (args, stmt.span.start.line),
+                Some((_, keywords)) => {
+                    let names: Vec<String> = keywords.iter().map(keyword_label).collect();
+                    return fail(
+                        stmt.span.start.line,
+                        format!(
+                            "keyword arguments of cursor.execute are not supported ({})",
+                            names.join(", ")
+                        ),
+                    );
+                }
                 None => {
                     return fail(
                         stmt.span.start.line,
-                        "unsupported statement before cursor.execute",
+                        format!(
+                            "unsupported statement before cursor.execute: {}",
+                            describe(stmt)
+                        ),
                     );
                 }
             },
@@ -409,7 +484,10 @@ fn program(def: &FunctionDef, params: &[Param]) -> Result<SqlProgram, Fail> {
             _ => {
                 return fail(
                     stmt.span.start.line,
-                    "unsupported statement before cursor.execute",
+                    format!(
+                        "unsupported statement before cursor.execute: {}",
+                        describe(stmt)
+                    ),
                 );
             }
         }
@@ -437,9 +515,9 @@ fn program(def: &FunctionDef, params: &[Param]) -> Result<SqlProgram, Fail> {
                 fetch_stmt.span.start.line,
                 "fetch result must go to a name".to_owned(),
             ))?;
-            let fetch = if is_cursor_call(value, "fetchone").is_some_and(<[Expr]>::is_empty) {
+            let fetch = if is_bare_cursor_call(value, "fetchone") {
                 FetchMode::One
-            } else if is_cursor_call(value, "fetchall").is_some_and(<[Expr]>::is_empty) {
+            } else if is_bare_cursor_call(value, "fetchall") {
                 FetchMode::All
             } else {
                 return fail(
@@ -452,7 +530,10 @@ fn program(def: &FunctionDef, params: &[Param]) -> Result<SqlProgram, Fail> {
         _ => {
             return fail(
                 fetch_stmt.span.start.line,
-                "expected `result = cursor.fetchone()` or `fetchall()`",
+                format!(
+                    "{}; expected `result = cursor.fetchone()` or `fetchall()` after cursor.execute",
+                    describe(fetch_stmt)
+                ),
             );
         }
     };
@@ -487,7 +568,7 @@ fn program(def: &FunctionDef, params: &[Param]) -> Result<SqlProgram, Fail> {
             _ => {
                 return fail(
                     stmt.span.start.line,
-                    "unsupported statement after the fetch",
+                    format!("unsupported statement after the fetch: {}", describe(stmt)),
                 );
             }
         }
