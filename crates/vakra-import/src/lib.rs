@@ -13,6 +13,7 @@
 pub mod app;
 pub mod data_files;
 pub mod dataset;
+pub mod docstrings;
 pub mod router;
 
 use std::path::{Path, PathBuf};
@@ -123,6 +124,14 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport, ImportError> {
 
     let copied = data_files::copy_data_files(repo, &root)?;
     report.data_files = copied.copied;
+    if let Some(texts) = docstrings::bpo_texts(repo)? {
+        let dir = root.path().join("bpo");
+        std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        let path = dir.join("descriptions.json");
+        let text = serde_json::to_string_pretty(&texts).unwrap_or_default() + "\n";
+        std::fs::write(&path, text).map_err(io_error(&path))?;
+        report.data_files.push("bpo/descriptions.json".into());
+    }
     report.missing_data_files = copied.missing;
     if let Some(dataset) = &options.dataset {
         report.linked = dataset::link_dataset(dataset, &root)?;
