@@ -4,6 +4,7 @@
 //! subcommand lives in its own module.
 
 mod import;
+mod index;
 mod mcp;
 mod serve;
 mod tools;
@@ -30,6 +31,8 @@ struct Cli {
 enum Command {
     /// Turn a reference checkout (and optionally a downloaded dataset) into a data root.
     Import(import::ImportArgs),
+    /// Build the document-search indexes of a data root (capability 4).
+    Index(index::IndexArgs),
     /// Serve REST-BIRD over HTTP (with /openapi.json) and every MCP server over streamable HTTP.
     Serve(serve::ServeArgs),
     /// Serve one MCP session over stdio, as the reference's dispatcher does.
@@ -68,8 +71,9 @@ impl DataArgs {
             fix_quirks: self.fix_quirks,
             rest_base_url: std::env::var("FASTAPI_BASE_URL")
                 .unwrap_or_else(|_| "http://localhost:8000".into()),
-            server_name: std::env::var("MCP_SERVER_NAME")
-                .unwrap_or_else(|_| "fastapi-mcp-wrapper".into()),
+            combined_rest_base_url: std::env::var("M3_REST_BASE_URL")
+                .unwrap_or_else(|_| "http://localhost:8000".into()),
+            server_name: std::env::var("MCP_SERVER_NAME").ok(),
             sql_time_limit: Duration::from_secs_f64(self.sql_time_limit),
         })
     }
@@ -91,6 +95,10 @@ fn main() -> anyhow::Result<()> {
         Command::Import(args) => {
             init_logging("warn");
             import::run(args)
+        }
+        Command::Index(args) => {
+            init_logging("warn");
+            index::run(args)
         }
         Command::Serve(args) => {
             init_logging("info");

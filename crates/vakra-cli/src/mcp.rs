@@ -19,8 +19,7 @@ pub fn run(args: McpArgs) -> anyhow::Result<()> {
     let capability: Capability = args.capability.parse()?;
     let options = args.data.options()?;
     let spec = SessionSpec::new(capability, &args.domain);
-    let bird = options.load_rest_bird(&spec)?;
-    let server = EnvServer::build(&spec, &options, bird)?;
+    let server = EnvServer::open(&spec, &options)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -45,18 +45,16 @@ pub fn run(args: ToolsArgs) -> anyhow::Result<()> {
             data,
         } => {
             let tools = session_tools(&data, capability.parse()?, &domain)?;
-            if json {
+            let text = if json {
                 let listed: Vec<Value> = tools
                     .iter()
                     .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&listed)?);
+                serde_json::to_string_pretty(&listed)? + "\n"
             } else {
-                for tool in &tools {
-                    println!("{}\t{}", tool.name, tool.description);
-                }
-            }
-            Ok(())
+                tools.iter().map(|t| format!("{}\t{}\n", t.name, t.description)).collect()
+            };
+            write_stdout(&text)
         }
         ToolsCommand::Checksums { file, data } => verify_checksums(&file, &data),
     }
@@ -69,8 +67,7 @@ fn session_tools(
 ) -> anyhow::Result<Vec<ToolSpec>> {
     let options = data.options()?;
     let spec = SessionSpec::new(capability, domain);
-    let bird = options.load_rest_bird(&spec)?;
-    let server = EnvServer::build(&spec, &options, bird)?;
+    let server = EnvServer::open(&spec, &options)?;
     Ok(server.tool_specs())
 }
 
@@ -110,4 +107,13 @@ fn verify_checksums(file: &std::path::Path, data: &DataArgs) -> anyhow::Result<(
     }
     println!("checksums: {matched} matched, {mismatched} mismatched, {unavailable} not available");
     Ok(())
+}
+
+/// Writes to stdout; a reader that went away (`vakra tools list | head`) is not an error.
+fn write_stdout(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }

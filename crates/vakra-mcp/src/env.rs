@@ -13,7 +13,7 @@ use vakra_catalog::DataRoot;
 use vakra_catalog::tools::domain_selected;
 use vakra_endpoint::{LoadError, RestBird};
 
-use crate::RestToolServer;
+use crate::{BpoToolServer, CombinedServer, RestToolServer};
 
 /// The benchmark's four capabilities; each has its own tool servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,6 +98,10 @@ pub enum SpecError {
     Load(#[from] LoadError),
     #[error(transparent)]
     Catalog(#[from] vakra_catalog::CatalogError),
+    #[error("the BPO data set cannot be read: {0}")]
+    Bpo(#[from] vakra_bpo::BpoError),
+    #[error("document retrievers: {0}")]
+    Retrieval(#[from] vakra_retrieval::RetrievalError),
 }
 
 /// Settings shared by every server of a process.
@@ -111,14 +115,17 @@ pub struct ServerOptions {
     pub fix_quirks: bool,
     /// The REST base URL quoted in error texts (the reference's `FASTAPI_BASE_URL`).
     pub rest_base_url: String,
-    /// `serverInfo.name` (the reference's `MCP_SERVER_NAME`).
-    pub server_name: String,
+    /// The same for the capability-4 combined server (the reference's `M3_REST_BASE_URL`).
+    pub combined_rest_base_url: String,
+    /// `serverInfo.name` when set (the reference's `MCP_SERVER_NAME`); otherwise each server's
+    /// reference name.
+    pub server_name: Option<String>,
     /// Statements running longer are interrupted.
     pub sql_time_limit: Duration,
 }
 
 impl ServerOptions {
-    pub(crate) fn server_config(&self) -> ServerConfig {
+    pub(crate) fn server_config(&self, default_name: &str) -> ServerConfig {
         let mut capabilities = ServerCapabilities::default();
         capabilities.experimental = Some(Default::default());
         let mut tools = ToolsCapability::default();
@@ -126,7 +133,7 @@ impl ServerOptions {
         capabilities.tools = Some(tools);
         let mut config = ServerConfig::new(capabilities);
         config.server_info =
-            Implementation::new(self.server_name.clone(), env!("CARGO_PKG_VERSION"));
+            Implementation::new(self.server_name.as_deref().unwrap_or(default_name), env!("CARGO_PKG_VERSION"));
         config
     }
 
@@ -166,9 +173,27 @@ impl ServerOptions {
 #[derive(Clone)]
 pub enum EnvServer {
     Rest(RestToolServer),
+    Bpo(BpoToolServer),
+    Combined(CombinedServer),
+}
+
+impl SessionSpec {
+    /// The reference's `bpo_router` serves its BPO server when `MCP_DOMAIN` is exactly `bpo`.
+    fn is_bpo(&self) -> bool {
+        self.capability == Capability::Three && self.domains == ["bpo"]
+    }
 }
 
 impl EnvServer {
+    /// Builds the server of one session, loading only what it needs (a stdio process).
+    pub fn open(spec: &SessionSpec, options: &ServerOptions) -> Result<Self, SpecError> {
+        if spec.is_bpo() {
+            return Self::bpo(options);
+        }
+        let bird = options.load_rest_bird(spec)?;
+        Self::build(spec, options, bird)
+    }
+
     /// Builds the server for `spec` from REST-BIRD endpoints already loaded (which must include
     /// the session's domains).
     pub fn build(
@@ -176,20 +201,39 @@ impl EnvServer {
         options: &ServerOptions,
         bird: Arc<RestBird>,
     ) -> Result<Self, SpecError> {
-        let not_available = || SpecError::NotAvailable {
-            capability: spec.capability,
-            domain: spec.domains.join(","),
-        };
-        match spec.capability {
-            Capability::Two => {}
-            Capability::Three if !spec.domains.iter().any(|d| d == "bpo") => {}
-            _ => return Err(not_available()),
+        if spec.is_bpo() {
+            return Self::bpo(options);
         }
-        Ok(EnvServer::Rest(RestToolServer::new(
-            bird,
-            &spec.domains,
-            options,
-        )))
+        match spec.capability {
+            Capability::Two | Capability::Three => Ok(EnvServer::Rest(RestToolServer::new(
+                bird,
+                &spec.domains,
+                options.rest_base_url.clone(),
+                options.server_config("fastapi-mcp-wrapper"),
+                options.fix_quirks,
+            ))),
+            Capability::Four => {
+                let rest = RestToolServer::new(
+                    bird,
+                    &spec.domains,
+                    options.combined_rest_base_url.clone(),
+                    options.server_config("capability-4-combined-mcp"),
+                    options.fix_quirks,
+                );
+                let retrievers = Arc::new(vakra_retrieval::Retrievers::open(&options.root)?);
+                let info = options.server_config("capability-4-combined-mcp");
+                Ok(EnvServer::Combined(CombinedServer::new(rest, retrievers, &spec.domains, info)?))
+            }
+            Capability::One => Err(SpecError::NotAvailable {
+                capability: spec.capability,
+                domain: spec.domains.join(","),
+            }),
+        }
+    }
+
+    fn bpo(options: &ServerOptions) -> Result<Self, SpecError> {
+        let data = vakra_bpo::BpoData::load(&options.root.path().join("bpo"))?;
+        Ok(EnvServer::Bpo(BpoToolServer::new(Arc::new(data))))
     }
 }
 
@@ -199,13 +243,17 @@ impl EnvServer {
     pub fn new_session(&self) -> EnvServer {
         match self {
             EnvServer::Rest(s) => EnvServer::Rest(s.clone()),
+            EnvServer::Bpo(s) => EnvServer::Bpo(s.new_session()),
+            EnvServer::Combined(s) => EnvServer::Combined(s.clone()),
         }
     }
 
     /// The listed tools as plain data (for `vakra tools` and checksums).
     pub fn tool_specs(&self) -> Vec<vakra_catalog::tools::ToolSpec> {
         let tools = match self {
-            EnvServer::Rest(s) => s.tools(),
+            EnvServer::Rest(s) => s.tools().to_vec(),
+            EnvServer::Bpo(s) => s.tools().to_vec(),
+            EnvServer::Combined(s) => s.tools(),
         };
         tools
             .iter()
@@ -222,12 +270,16 @@ impl ServerHandler for EnvServer {
     fn get_info(&self) -> ServerConfig {
         match self {
             EnvServer::Rest(s) => s.get_info(),
+            EnvServer::Bpo(s) => s.get_info(),
+            EnvServer::Combined(s) => s.get_info(),
         }
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         match self {
             EnvServer::Rest(s) => s.supported_protocol_versions(),
+            EnvServer::Bpo(s) => s.supported_protocol_versions(),
+            EnvServer::Combined(s) => s.supported_protocol_versions(),
         }
     }
 
@@ -238,6 +290,8 @@ impl ServerHandler for EnvServer {
     ) -> Result<ListToolsResult, ErrorData> {
         match self {
             EnvServer::Rest(s) => s.list_tools(request, context).await,
+            EnvServer::Bpo(s) => s.list_tools(request, context).await,
+            EnvServer::Combined(s) => s.list_tools(request, context).await,
         }
     }
 
@@ -248,6 +302,8 @@ impl ServerHandler for EnvServer {
     ) -> Result<CallToolResponse, ErrorData> {
         match self {
             EnvServer::Rest(s) => s.call_tool(request, context).await,
+            EnvServer::Bpo(s) => s.call_tool(request, context).await,
+            EnvServer::Combined(s) => s.call_tool(request, context).await,
         }
     }
 }

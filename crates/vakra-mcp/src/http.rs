@@ -75,7 +75,8 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
                 vakra_catalog::tools::domain_selected(&c.name, d, state.options.fix_quirks)
             })
         };
-    if let Some(unknown) = spec.domains.iter().find(|d| !known(d)) {
+    let bpo = spec.capability == Capability::Three && spec.domains == ["bpo"];
+    if let Some(unknown) = spec.domains.iter().find(|d| !bpo && !known(d)) {
         return Err(format!("unknown domain {unknown:?}"));
     }
     let server = EnvServer::build(spec, &state.options, Arc::clone(&state.bird))

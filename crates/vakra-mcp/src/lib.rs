@@ -11,12 +11,16 @@
 //! [`EnvServer`] picks the server for a capability and domain; [`serve_stdio`] and [`http_router`]
 //! put it on a transport.
 
+mod bpo_tools;
+mod combined;
 mod env;
 mod http;
 mod rest_tools;
 mod texts;
 pub mod validation;
 
+pub use bpo_tools::BpoToolServer;
+pub use combined::CombinedServer;
 pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
 pub use http::http_router;
 pub use rest_tools::RestToolServer;

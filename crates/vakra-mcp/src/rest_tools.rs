@@ -12,7 +12,6 @@ use serde_json::{Map, Value};
 use vakra_catalog::tools::{path_in_domain, tool_for};
 use vakra_endpoint::{Endpoint, Outcome, RestBird};
 
-use crate::env::ServerOptions;
 use crate::{texts, validation};
 
 /// REST-BIRD endpoints as MCP tools, the way the reference's OpenAPI wrapper lists and calls
@@ -44,7 +43,13 @@ impl RestToolServer {
     /// The tools of the endpoints whose path matches one of `domains` (the reference's prefix
     /// test, or exact with `options.fix_quirks`); all endpoints and `/metrics` when `domains` is
     /// empty.
-    pub fn new(bird: Arc<RestBird>, domains: &[String], options: &ServerOptions) -> Self {
+    pub fn new(
+        bird: Arc<RestBird>,
+        domains: &[String],
+        base_url: String,
+        info: ServerConfig,
+        exact_domains: bool,
+    ) -> Self {
         let mut tools = Vec::new();
         let mut targets = Vec::new();
         if domains.is_empty() {
@@ -65,7 +70,7 @@ impl RestToolServer {
             if !domains.is_empty()
                 && !domains
                     .iter()
-                    .any(|d| path_in_domain(path, d, options.fix_quirks))
+                    .any(|d| path_in_domain(path, d, exact_domains))
             {
                 continue;
             }
@@ -90,8 +95,8 @@ impl RestToolServer {
                 targets,
                 first,
                 last,
-                base_url: options.rest_base_url.clone(),
-                info: options.server_config(),
+                base_url,
+                info,
             }),
         }
     }

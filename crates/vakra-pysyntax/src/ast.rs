@@ -464,7 +464,8 @@ pub struct Module {
 pub struct Stmt {
     /// What kind of statement this is.
     pub kind: StmtKind,
-    /// Where it was parsed from (including decorators); ignored by `==`.
+    /// Where it was parsed from (for a decorated definition, from its
+    /// `def`, `async` or `class` keyword, as in Python); ignored by `==`.
     pub span: Span,
 }
 

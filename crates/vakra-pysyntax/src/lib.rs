@@ -12,10 +12,14 @@
 //! equal to `e`.
 //!
 //! The tokenizer and parser are hand written and follow CPython's lexical
-//! rules and grammar for everything but `match` statements, `except*`,
-//! imaginary literals and `\N{...}` escapes, which are reported as errors.
-//! Errors never panic: they carry a line, a column and a message, and
-//! pathological nesting is refused before it can exhaust the stack.
+//! rules and grammar (with PEP 701 f-strings) for everything but `match`
+//! statements, `except*`, imaginary literals, `\N{...}` escapes and lone
+//! surrogates, which are reported as errors. Two known differences from
+//! CPython's output remain: the `u` of `u'...'` is not kept, and non-ASCII
+//! identifiers are not NFKC-normalized. Errors never panic: they carry a
+//! line, a column and a message, and pathological nesting is refused before
+//! it can exhaust the stack (input at the limits needs under 1 MiB of stack
+//! in optimized builds).
 
 pub mod ast;
 mod error;

@@ -85,17 +85,9 @@ impl Tokenizer<'_> {
     fn plain_body(&mut self, q: Quoting, bytes: bool) -> Result<String, ParseError> {
         let mut out = String::new();
         loop {
-            let at = self.here();
-            let run =
-                self.skip_within_line(|b| !matches!(b, b'\\' | b'\n' | b'\r') && b != q.quote);
-            if let Some(index) = run.find(|c: char| !c.is_ascii()).filter(|_| bytes) {
-                let pos = Pos {
-                    col: at.col + run[..index].chars().count() as u32,
-                    offset: at.offset + index,
-                    ..at
-                };
-                return Err(self.error(pos, "bytes can only contain ASCII literal characters"));
-            }
+            let run = self.skip_within_line(|b| {
+                !matches!(b, b'\\' | b'\n' | b'\r') && b != q.quote && (!bytes || b.is_ascii())
+            });
             out.push_str(run);
             if self.close_quote(q) {
                 return Ok(out);

@@ -291,6 +291,7 @@ impl<'a> Tokenizer<'a> {
         }
     }
 
+    /// The current position.
     pub(crate) fn here(&self) -> Pos {
         Pos {
             line: self.line,
@@ -304,10 +305,12 @@ impl<'a> Tokenizer<'a> {
         self.src.get(self.pos..self.end).unwrap_or("")
     }
 
+    /// The current line.
     pub(crate) fn line(&self) -> u32 {
         self.line
     }
 
+    /// The next character, if any.
     pub(crate) fn peek(&self) -> Option<char> {
         self.rest().chars().next()
     }
@@ -330,14 +333,21 @@ impl<'a> Tokenizer<'a> {
         match c {
             '\n' => self.new_line(),
             '\r' if self.byte(0) != Some(b'\n') => self.new_line(),
-            _ => self.col += 1,
+            _ => self.col = self.col.saturating_add(1),
         }
         Some(c)
     }
 
     fn new_line(&mut self) {
-        self.line += 1;
+        self.line = self.line.saturating_add(1);
         self.col = 1;
+    }
+
+    /// Moves the column right by `chars` characters (saturating: columns
+    /// past `u32::MAX` are not representable).
+    fn advance_col(&mut self, chars: usize) {
+        let chars = u32::try_from(chars).unwrap_or(u32::MAX);
+        self.col = self.col.saturating_add(chars);
     }
 
     /// Consumes a line break (`\n`, `\r\n` or `\r`) at the current position.
@@ -347,6 +357,7 @@ impl<'a> Tokenizer<'a> {
         }
     }
 
+    /// An error at `pos`.
     pub(crate) fn error(&self, pos: Pos, message: impl Into<String>) -> ParseError {
         ParseError::new(pos, message)
     }
@@ -430,7 +441,7 @@ impl<'a> Tokenizer<'a> {
         let len = rest.bytes().position(|b| !accept(b)).unwrap_or(rest.len());
         let run = rest.get(..len).unwrap_or("");
         self.pos += run.len();
-        self.col += run.chars().count() as u32;
+        self.advance_col(run.chars().count());
         run
     }
 
@@ -586,7 +597,7 @@ impl<'a> Tokenizer<'a> {
             return Err(self.error(start, message));
         };
         self.pos += len;
-        self.col += len as u32;
+        self.advance_col(len);
         self.track_bracket(op, start)?;
         Ok(self.token_from(start, Tok::Op(op)))
     }
@@ -621,7 +632,8 @@ impl<'a> Tokenizer<'a> {
 }
 
 /// Whether `c` may start an identifier (an approximation of Unicode
-/// XID_Start that accepts every letter).
+/// XID_Start that accepts every letter; identifiers are not NFKC-normalized
+/// as CPython does).
 pub(crate) fn is_ident_start(c: char) -> bool {
     c == '_' || c.is_alphabetic()
 }

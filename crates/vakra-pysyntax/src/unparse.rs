@@ -1,5 +1,10 @@
 //! Printing expressions back as source, exactly as CPython 3.11's
 //! `ast.unparse` does, so printed catalog expressions match the reference.
+//!
+//! The only departures are for trees CPython could not have produced or
+//! cannot print: `u'...'` strings lose their `u` (the tree does not record
+//! it), and an f-string field whose expression needs a backslash is written
+//! as is (valid since Python 3.12) where CPython raises an error.
 
 use std::fmt;
 
@@ -8,7 +13,8 @@ use crate::ast::{
     Keyword, Param, UnaryOp,
 };
 use crate::repr::{
-    ALL_QUOTES, push_repr_body, repr_bytes, repr_float, repr_str, str_literal_helper,
+    ALL_QUOTES, push_literal_escaped, push_repr_body, quote_choices, repr_bytes, repr_fallback,
+    repr_float, repr_str, str_literal_helper,
 };
 
 /// Operator precedence levels of `ast._Precedence`, lowest first.
@@ -458,13 +464,16 @@ impl Unparser {
 
     /// `visit_JoinedStr`: picks quotes that work for every part, escaping
     /// whitespace only in literal parts.
+    ///
+    /// Where CPython re-escapes the text of replacement fields, it only
+    /// succeeds when that text has nothing to escape (it refuses fields
+    /// containing a backslash), so field text is used as is here: the same
+    /// output whenever CPython has one, and no exponential growth when
+    /// nested f-strings run out of quotes.
     fn joined_str(&mut self, parts: &[FStringPart]) {
         self.out.push('f');
         if self.avoid_backslashes {
-            let mut inner = String::new();
-            fstring_inner(parts, &mut inner);
-            let (body, quotes) = str_literal_helper(&inner, &ALL_QUOTES, false);
-            self.quoted(&body, quotes[0]);
+            self.nested_joined_str(parts);
             return;
         }
         let chunks: Vec<(String, bool)> = parts
@@ -479,7 +488,15 @@ impl Unparser {
         let mut bodies = Vec::with_capacity(chunks.len());
         let mut fallback = false;
         for (chunk, is_literal) in &chunks {
-            let (body, new_quotes) = str_literal_helper(chunk, &quote_types, *is_literal);
+            let (body, new_quotes) = if *is_literal {
+                str_literal_helper(chunk, &quote_types, true)
+            } else {
+                let mut body = chunk.clone();
+                match quote_choices(&mut body, &quote_types) {
+                    Some(quotes) => (body, quotes),
+                    None => repr_fallback(chunk, &quote_types),
+                }
+            };
             bodies.push(body);
             if new_quotes.iter().all(|q| !quote_types.contains(q)) {
                 fallback = true;
@@ -500,15 +517,55 @@ impl Unparser {
         }
         self.quoted(&bodies.concat(), quote_types[0]);
     }
+
+    /// An f-string inside a replacement field, written as
+    /// `_write_str_avoiding_backslashes` would write its text.
+    fn nested_joined_str(&mut self, parts: &[FStringPart]) {
+        let pieces: Vec<(String, bool)> = parts
+            .iter()
+            .map(|part| match part {
+                FStringPart::Literal(text) => (double_braces(text), true),
+                FStringPart::Formatted(field) => {
+                    let mut text = String::new();
+                    formatted_value(field, &mut text);
+                    (text, false)
+                }
+            })
+            .collect();
+        let mut escaped = String::new();
+        for (text, is_literal) in &pieces {
+            if *is_literal {
+                push_literal_escaped(&mut escaped, text, false);
+            } else {
+                escaped.push_str(text);
+            }
+        }
+        if let Some(quotes) = quote_choices(&mut escaped, &ALL_QUOTES) {
+            self.quoted(&escaped, quotes[0]);
+            return;
+        }
+        let mut body = String::new();
+        for (text, is_literal) in &pieces {
+            if *is_literal {
+                push_repr_body(&mut body, text, '\'');
+            } else {
+                body.push_str(text);
+            }
+        }
+        self.quoted(&body, "'");
+    }
+}
+
+/// Literal f-string text with its braces doubled.
+fn double_braces(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
 }
 
 /// `_write_fstring_inner`: literal text with braces doubled, and fields.
 fn fstring_inner(parts: &[FStringPart], out: &mut String) {
     for part in parts {
         match part {
-            FStringPart::Literal(text) => {
-                out.push_str(&text.replace('{', "{{").replace('}', "}}"));
-            }
+            FStringPart::Literal(text) => out.push_str(&double_braces(text)),
             FStringPart::Formatted(field) => formatted_value(field, out),
         }
     }

@@ -67,13 +67,13 @@ fn indentation_errors() {
         1,
         "expected an indented block after function definition on line 1",
     );
-    let deep: String = (0..101)
+    let deep: String = (0..102)
         .map(|level| format!("{}if x:\n", " ".repeat(level)))
         .collect();
     assert_error(
         &module_error(&deep),
-        101,
-        101,
+        102,
+        102,
         "too many levels of indentation",
     );
 }
@@ -101,7 +101,7 @@ fn unterminated_strings_report_where_they_start() {
     assert_error(
         &module_error("s = f'{x'\n"),
         1,
-        5,
+        9,
         "unterminated string literal",
     );
     assert_error(
@@ -313,11 +313,12 @@ fn grammar_errors() {
     );
 }
 
-/// Runs `f` on a thread with a small (1 MiB) stack, so a recursion that
-/// would overflow under the limits shows up here rather than in production.
-fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+/// Runs `f` on a thread with 2 MiB of stack, the default for spawned
+/// threads and tokio's blocking pool: input at the nesting limits must be
+/// parsed, printed, compared and dropped within it even unoptimized.
+fn with_stack(f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
-        .stack_size(1 << 20)
+        .stack_size(2 << 20)
         .spawn(f)
         .expect("spawn")
         .join()
@@ -326,7 +327,7 @@ fn on_small_stack(f: impl FnOnce() + Send + 'static) {
 
 #[test]
 fn nesting_limit_is_an_error_not_a_crash() {
-    on_small_stack(|| {
+    with_stack(|| {
         let fine = format!("{}x{}", "(".repeat(150), ")".repeat(150));
         let expr = parse_expression(&fine).expect("150 nested parentheses");
         assert_eq!(expr.to_string(), "x");
@@ -340,7 +341,7 @@ fn nesting_limit_is_an_error_not_a_crash() {
         assert!(err.message.contains("nested"), "{err}");
 
         let unary = format!("{}x", "-".repeat(10_000));
-        assert_error(&expression_error(&unary), 1, 200, "too deeply nested");
+        assert_error(&expression_error(&unary), 1, 201, "too deeply nested");
         let nots = format!("{}x", "not ".repeat(10_000));
         assert!(
             expression_error(&nots)
@@ -367,8 +368,44 @@ fn nesting_limit_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn every_kind_of_nesting_fits_at_the_limit() {
+    with_stack(|| {
+        let shapes = [
+            ("[", "]"),
+            ("(", ")"),
+            ("{", "}"),
+            ("{1: ", "}"),
+            ("{**", "}"),
+            ("f(", ")"),
+            ("f(a=", ")"),
+            ("f(*", ")"),
+            ("x[", "]"),
+            ("x[:", "]"),
+            ("[x, ", "]"),
+            ("(a + ", ")"),
+            ("(a < ", ")"),
+            ("(a or ", ")"),
+            ("a ** ", ""),
+            ("[x for x in ", "]"),
+            ("-", ""),
+            ("not ", ""),
+            ("await (", ")"),
+            ("lambda: ", ""),
+            ("x if y else ", ""),
+            ("f'{", "}'"),
+        ];
+        for (open, close) in shapes {
+            let source = format!("{}x{}", open.repeat(190), close.repeat(190));
+            let expr = parse_expression(&source).unwrap_or_else(|e| panic!("{open}: {e}"));
+            let again = parse_expression(&expr.to_string()).expect("reparse");
+            assert_eq!(again, expr.clone(), "{open}");
+        }
+    });
+}
+
+#[test]
 fn long_chains_are_limited_and_safe_to_print() {
-    on_small_stack(|| {
+    with_stack(|| {
         let chain = vec!["a"; 1000].join(" + ");
         let expr = parse_expression(&chain).expect("999 additions");
         let printed = expr.to_string();
@@ -393,8 +430,14 @@ fn long_chains_are_limited_and_safe_to_print() {
                 .message
                 .contains("too deeply nested")
         );
-        let nested_chains = format!("{}a{}", "(a + ".repeat(150), " + a)".repeat(150));
-        let err = expression_error(&format!("{nested_chains} + {nested_chains}"));
+        let left_nested = |levels: usize, chain: usize| {
+            (0..levels).fold("a".to_owned(), |inner, _| {
+                format!("({inner}{})", " + a".repeat(chain))
+            })
+        };
+        let tall = parse_expression(&left_nested(150, 5)).expect("height 751");
+        assert_eq!(parse_expression(&tall.to_string()).expect("reparse"), tall);
+        let err = expression_error(&left_nested(150, 10));
         assert!(err.message.contains("too deeply nested"), "{err}");
     });
 }

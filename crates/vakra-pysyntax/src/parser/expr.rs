@@ -1,9 +1,13 @@
-//! Expressions, from tuples down to atoms, plus parameter lists.
+//! Expressions from tuples down to atoms, plus parameter lists.
+//!
+//! The functions that recursion passes through for every nesting level
+//! (`expression`, `operators`, `prefixed`, `primary`, `atom` and the
+//! bracket displays) only parse their first operand and hand the rest to
+//! helpers, so each level costs little stack even in unoptimized builds.
 
 use super::{PResult, Parser};
 use crate::ast::{
-    Arguments, BinOp, BoolOp, CmpOp, Comprehension, Constant, Expr, ExprKind, Keyword, Param,
-    UnaryOp,
+    Arguments, BinOp, BoolOp, CmpOp, Constant, Expr, ExprKind, Keyword, Param, Pos, UnaryOp,
 };
 use crate::error::ParseError;
 use crate::token::{Kw, Op, Tok};
@@ -72,7 +76,8 @@ impl Parser<'_> {
         self.named_expression()
     }
 
-    fn starred(&mut self) -> PResult<Expr> {
+    /// `'*' bitwise_or`.
+    pub(super) fn starred(&mut self) -> PResult<Expr> {
         let start = self.start();
         self.advance()?;
         let value = self.bitwise_or()?;
@@ -81,11 +86,40 @@ impl Parser<'_> {
 
     /// `expression [':=' expression]`.
     pub(super) fn named_expression(&mut self) -> PResult<Expr> {
-        let start = self.start();
-        let target = self.expression()?;
-        if !self.at_op(Op::ColonEqual) {
-            return Ok(target);
+        self.expression_at_depth(true)
+    }
+
+    /// `expression`: a lambda, or a disjunction with an optional
+    /// `if ... else ...`.
+    pub(super) fn expression(&mut self) -> PResult<Expr> {
+        self.expression_at_depth(false)
+    }
+
+    /// An expression (a named one when `named`) one recursion level deeper;
+    /// every nesting of brackets passes through here.
+    fn expression_at_depth(&mut self, named: bool) -> PResult<Expr> {
+        self.enter()?;
+        let result = self.conditional(named);
+        self.leave();
+        result
+    }
+
+    fn conditional(&mut self, named: bool) -> PResult<Expr> {
+        if self.at_kw(Kw::Lambda) {
+            return self.lambda();
         }
+        let start = self.start();
+        let body = self.operators(Level::Or)?;
+        match self.tok.kind {
+            Tok::Kw(Kw::If) => self.if_else(body, start),
+            Tok::Op(Op::ColonEqual) if named => self.walrus(body, start),
+            _ => Ok(body),
+        }
+    }
+
+    /// The `:= value` after the target of a named expression.
+    #[inline(never)]
+    fn walrus(&mut self, target: Expr, start: Pos) -> PResult<Expr> {
         if !matches!(target.kind, ExprKind::Name(_)) {
             return Err(ParseError::new(
                 target.span.start,
@@ -103,95 +137,144 @@ impl Parser<'_> {
         ))
     }
 
-    /// `expression`: a lambda, or a disjunction with an optional
-    /// `if ... else ...`.
-    pub(super) fn expression(&mut self) -> PResult<Expr> {
-        self.nested(|p| {
-            if p.at_kw(Kw::Lambda) {
-                return p.lambda();
-            }
-            let start = p.start();
-            let body = p.disjunction()?;
-            if !p.eat_kw(Kw::If)? {
-                return Ok(body);
-            }
-            let test = p.disjunction()?;
-            p.expect_kw(Kw::Else)?;
-            let orelse = p.expression()?;
-            Ok(p.node(
-                ExprKind::IfExp {
-                    test: Box::new(test),
-                    body: Box::new(body),
-                    orelse: Box::new(orelse),
-                },
-                start,
-            ))
-        })
+    /// The `if test else orelse` after the body of a conditional.
+    #[inline(never)]
+    fn if_else(&mut self, body: Expr, start: Pos) -> PResult<Expr> {
+        self.advance()?;
+        let test = Box::new(self.operators(Level::Or)?);
+        self.expect_kw(Kw::Else)?;
+        let orelse = self.expression()?;
+        let kind = ExprKind::IfExp {
+            test,
+            body: Box::new(body),
+            orelse: Box::new(orelse),
+        };
+        Ok(self.node(kind, start))
     }
 
-    /// `conjunction ('or' conjunction)*`.
+    /// `disjunction`: everything from `or` down, but no conditional.
     pub(super) fn disjunction(&mut self) -> PResult<Expr> {
-        self.bool_chain(Kw::Or, BoolOp::Or, Self::conjunction)
+        self.operators(Level::Or)
     }
 
-    fn conjunction(&mut self) -> PResult<Expr> {
-        self.bool_chain(Kw::And, BoolOp::And, Self::inversion)
+    /// `bitwise_or`: the binary operators from `|` down.
+    pub(super) fn bitwise_or(&mut self) -> PResult<Expr> {
+        self.operators(Level::BitOr)
+    }
+
+    /// Precedence climbing over the boolean, comparison, binary and unary
+    /// operators binding at least as tightly as `min`. One function for all
+    /// levels keeps the recursion shallow.
+    fn operators(&mut self, min: Level) -> PResult<Expr> {
+        let start = self.start();
+        let left = self.prefixed(min)?;
+        if self.at_infix(min) {
+            return self.infix_operators(left, min, start);
+        }
+        Ok(left)
+    }
+
+    fn at_infix(&self, min: Level) -> bool {
+        infix(&self.tok.kind).is_some_and(|(level, _)| level >= min)
+    }
+
+    /// The infix operators after the first operand `left`.
+    #[inline(never)]
+    fn infix_operators(&mut self, mut left: Expr, min: Level, start: Pos) -> PResult<Expr> {
+        let mut height = None;
+        while let Some((level, infix)) = infix(&self.tok.kind).filter(|(level, _)| *level >= min) {
+            left = self.infix_operator(left, level, infix, start, &mut height)?;
+        }
+        Ok(left)
+    }
+
+    /// One infix operator and its right operand(s). `height` tracks the
+    /// height of a chain of left-associative binary operators.
+    fn infix_operator(
+        &mut self,
+        left: Expr,
+        level: Level,
+        infix: Infix,
+        start: Pos,
+        height: &mut Option<usize>,
+    ) -> PResult<Expr> {
+        match infix {
+            Infix::Binary(op) => self.binary(left, op, level, start, height),
+            Infix::Bool(kw, op) => {
+                *height = None;
+                self.bool_chain(left, kw, op, level, start)
+            }
+            Infix::Compare => {
+                *height = None;
+                self.compare_chain(left, start)
+            }
+            Infix::Power => {
+                *height = None;
+                self.power(left, start)
+            }
+        }
+    }
+
+    fn binary(
+        &mut self,
+        left: Expr,
+        op: BinOp,
+        level: Level,
+        start: Pos,
+        height: &mut Option<usize>,
+    ) -> PResult<Expr> {
+        let at = self.start();
+        self.advance()?;
+        let right = self.operators(level.next())?;
+        let inner = height.unwrap_or_else(|| left.height());
+        *height = Some(self.taller(inner, [&right], at)?);
+        let kind = ExprKind::BinOp {
+            left: Box::new(left),
+            op,
+            right: Box::new(right),
+        };
+        Ok(self.node(kind, start))
     }
 
     fn bool_chain(
         &mut self,
+        left: Expr,
         kw: Kw,
         op: BoolOp,
-        operand: fn(&mut Self) -> PResult<Expr>,
+        level: Level,
+        start: Pos,
     ) -> PResult<Expr> {
-        let start = self.start();
-        let first = operand(self)?;
-        if !self.at_kw(kw) {
-            return Ok(first);
-        }
-        let mut values = vec![first];
+        let mut values = vec![left];
         while self.eat_kw(kw)? {
-            values.push(operand(self)?);
+            values.push(self.operators(level.next())?);
         }
         Ok(self.node(ExprKind::BoolOp { op, values }, start))
     }
 
-    fn inversion(&mut self) -> PResult<Expr> {
-        if !self.at_kw(Kw::Not) {
-            return self.comparison();
-        }
-        let start = self.start();
-        self.advance()?;
-        let operand = self.nested(Self::inversion)?;
-        Ok(self.node(
-            ExprKind::UnaryOp {
-                op: UnaryOp::Not,
-                operand: Box::new(operand),
-            },
-            start,
-        ))
-    }
-
-    fn comparison(&mut self) -> PResult<Expr> {
-        let start = self.start();
-        let left = self.bitwise_or()?;
+    fn compare_chain(&mut self, left: Expr, start: Pos) -> PResult<Expr> {
         let mut ops = Vec::new();
         let mut comparators = Vec::new();
         while let Some(op) = self.comparison_op()? {
             ops.push(op);
-            comparators.push(self.bitwise_or()?);
+            comparators.push(self.operators(Level::BitOr)?);
         }
-        if ops.is_empty() {
-            return Ok(left);
-        }
-        Ok(self.node(
-            ExprKind::Compare {
-                left: Box::new(left),
-                ops,
-                comparators,
-            },
-            start,
-        ))
+        let kind = ExprKind::Compare {
+            left: Box::new(left),
+            ops,
+            comparators,
+        };
+        Ok(self.node(kind, start))
+    }
+
+    fn power(&mut self, base: Expr, start: Pos) -> PResult<Expr> {
+        self.advance()?;
+        let exponent = self.nested(|p| p.operators(Level::Factor))?;
+        let kind = ExprKind::BinOp {
+            left: Box::new(base),
+            op: BinOp::Pow,
+            right: Box::new(exponent),
+        };
+        Ok(self.node(kind, start))
     }
 
     /// Consumes a comparison operator if one is next.
@@ -220,46 +303,30 @@ impl Parser<'_> {
         Ok(Some(op))
     }
 
-    /// `bitwise_or`: the binary operators from `|` to `*`/`/`.
-    pub(super) fn bitwise_or(&mut self) -> PResult<Expr> {
-        self.binary(1)
-    }
-
-    /// Precedence climbing over the left-associative binary operators
-    /// binding at least as tightly as `min`.
-    fn binary(&mut self, min: u8) -> PResult<Expr> {
-        let start = self.start();
-        let mut left = self.factor()?;
-        let mut height = None;
-        while let Some((op, prec)) = binary_op(&self.tok.kind).filter(|&(_, p)| p >= min) {
-            let at = self.start();
-            self.advance()?;
-            let right = self.binary(prec + 1)?;
-            let inner = height.unwrap_or_else(|| left.height());
-            height = Some(self.taller(inner, [&right], at)?);
-            left = self.node(
-                ExprKind::BinOp {
-                    left: Box::new(left),
-                    op,
-                    right: Box::new(right),
-                },
-                start,
-            );
-        }
-        Ok(left)
-    }
-
-    /// `('+' | '-' | '~') factor | power`.
-    fn factor(&mut self) -> PResult<Expr> {
+    /// A unary operator and its operand (`not` only when `min` allows it),
+    /// or an `await`/primary expression.
+    fn prefixed(&mut self, min: Level) -> PResult<Expr> {
         let op = match self.tok.kind {
+            Tok::Kw(Kw::Not) if min <= Level::Not => UnaryOp::Not,
             Tok::Op(Op::Minus) => UnaryOp::USub,
             Tok::Op(Op::Plus) => UnaryOp::UAdd,
             Tok::Op(Op::Tilde) => UnaryOp::Invert,
-            _ => return self.power(),
+            Tok::Kw(Kw::Await) => return self.await_expr(),
+            _ => return self.primary(),
         };
+        self.unary(op)
+    }
+
+    #[inline(never)]
+    fn unary(&mut self, op: UnaryOp) -> PResult<Expr> {
         let start = self.start();
         self.advance()?;
-        let operand = self.nested(Self::factor)?;
+        let level = if op == UnaryOp::Not {
+            Level::Not
+        } else {
+            Level::Factor
+        };
+        let operand = self.nested(|p| p.operators(level))?;
         Ok(self.node(
             ExprKind::UnaryOp {
                 op,
@@ -269,28 +336,8 @@ impl Parser<'_> {
         ))
     }
 
-    /// `await_primary ['**' factor]`.
-    fn power(&mut self) -> PResult<Expr> {
-        let start = self.start();
-        let base = self.await_primary()?;
-        if !self.eat_op(Op::DoubleStar)? {
-            return Ok(base);
-        }
-        let exponent = self.nested(Self::factor)?;
-        Ok(self.node(
-            ExprKind::BinOp {
-                left: Box::new(base),
-                op: BinOp::Pow,
-                right: Box::new(exponent),
-            },
-            start,
-        ))
-    }
-
-    fn await_primary(&mut self) -> PResult<Expr> {
-        if !self.at_kw(Kw::Await) {
-            return self.primary();
-        }
+    #[inline(never)]
+    fn await_expr(&mut self) -> PResult<Expr> {
         let start = self.start();
         self.advance()?;
         let value = self.primary()?;
@@ -300,56 +347,109 @@ impl Parser<'_> {
     /// An atom followed by any number of `.name`, `(...)` and `[...]`.
     fn primary(&mut self) -> PResult<Expr> {
         let start = self.start();
-        let mut value = self.atom()?;
-        let mut height = None;
-        loop {
-            let at = self.start();
-            let inner = match height {
-                Some(h) => h,
-                None if matches!(self.tok.kind, Tok::Op(Op::Dot | Op::LPar | Op::LSqb)) => {
-                    value.height()
-                }
-                None => return Ok(value),
-            };
-            let kind = match self.tok.kind {
-                Tok::Op(Op::Dot) => {
-                    self.advance()?;
-                    let attr = self.name()?;
-                    height = Some(self.taller(inner, [], at)?);
-                    ExprKind::Attribute {
-                        value: Box::new(value),
-                        attr,
-                    }
-                }
-                Tok::Op(Op::LPar) => {
-                    self.advance()?;
-                    let (args, keywords) = self.call_arguments()?;
-                    self.expect_op(Op::RPar)?;
-                    let others = args.iter().chain(keywords.iter().map(|k| &k.value));
-                    height = Some(self.taller(inner, others, at)?);
-                    ExprKind::Call {
-                        func: Box::new(value),
-                        args,
-                        keywords,
-                    }
-                }
-                Tok::Op(Op::LSqb) => {
-                    self.advance()?;
-                    let index = self.slices()?;
-                    self.expect_op(Op::RSqb)?;
-                    height = Some(self.taller(inner, [&index], at)?);
-                    ExprKind::Subscript {
-                        value: Box::new(value),
-                        index: Box::new(index),
-                    }
-                }
-                _ => return Ok(value),
-            };
-            value = self.node(kind, start);
+        let value = self.atom()?;
+        if matches!(self.tok.kind, Tok::Op(Op::Dot | Op::LPar | Op::LSqb)) {
+            return self.postfix(value, start);
+        }
+        Ok(value)
+    }
+
+    /// The trailers after an atom, checking the height of the chain.
+    #[inline(never)]
+    fn postfix(&mut self, mut value: Expr, start: Pos) -> PResult<Expr> {
+        let mut height = value.height();
+        while matches!(self.tok.kind, Tok::Op(Op::Dot | Op::LPar | Op::LSqb)) {
+            value = self.trailer(value, start, &mut height)?;
+        }
+        Ok(value)
+    }
+
+    fn trailer(&mut self, value: Expr, start: Pos, height: &mut usize) -> PResult<Expr> {
+        match self.tok.kind {
+            Tok::Op(Op::LPar) => self.call(value, start, height),
+            Tok::Op(Op::LSqb) => self.subscript(value, start, height),
+            _ => self.attribute(value, start, height),
         }
     }
 
+    fn call(&mut self, func: Expr, start: Pos, height: &mut usize) -> PResult<Expr> {
+        let at = self.start();
+        self.advance()?;
+        let arguments = self.call_arguments()?;
+        self.finish_call(func, arguments, start, at, height)
+    }
+
+    #[inline(never)]
+    fn finish_call(
+        &mut self,
+        func: Expr,
+        (args, keywords): (Vec<Expr>, Vec<Keyword>),
+        start: Pos,
+        at: Pos,
+        height: &mut usize,
+    ) -> PResult<Expr> {
+        self.expect_op(Op::RPar)?;
+        let others = args.iter().chain(keywords.iter().map(|k| &k.value));
+        *height = self.taller(*height, others, at)?;
+        let kind = ExprKind::Call {
+            func: Box::new(func),
+            args,
+            keywords,
+        };
+        Ok(self.node(kind, start))
+    }
+
+    fn subscript(&mut self, value: Expr, start: Pos, height: &mut usize) -> PResult<Expr> {
+        let at = self.start();
+        self.advance()?;
+        let index = self.slices()?;
+        self.finish_subscript(value, index, start, at, height)
+    }
+
+    #[inline(never)]
+    fn finish_subscript(
+        &mut self,
+        value: Expr,
+        index: Expr,
+        start: Pos,
+        at: Pos,
+        height: &mut usize,
+    ) -> PResult<Expr> {
+        self.expect_op(Op::RSqb)?;
+        *height = self.taller(*height, [&index], at)?;
+        let kind = ExprKind::Subscript {
+            value: Box::new(value),
+            index: Box::new(index),
+        };
+        Ok(self.node(kind, start))
+    }
+
+    #[inline(never)]
+    fn attribute(&mut self, value: Expr, start: Pos, height: &mut usize) -> PResult<Expr> {
+        let at = self.start();
+        self.advance()?;
+        let attr = self.name()?;
+        *height = self.taller(*height, [], at)?;
+        let kind = ExprKind::Attribute {
+            value: Box::new(value),
+            attr,
+        };
+        Ok(self.node(kind, start))
+    }
+
     fn atom(&mut self) -> PResult<Expr> {
+        match self.tok.kind {
+            Tok::Str(_) => self.strings(),
+            Tok::Op(Op::LPar) => self.parenthesized(),
+            Tok::Op(Op::LSqb) => self.list_display(),
+            Tok::Op(Op::LBrace) => self.brace_display(),
+            _ => self.simple_atom(),
+        }
+    }
+
+    /// A name, number, `None`, `True`, `False` or `...`.
+    #[inline(never)]
+    fn simple_atom(&mut self) -> PResult<Expr> {
         let start = self.start();
         let kind = match &self.tok.kind {
             Tok::Name(name) => ExprKind::Name((*name).to_owned()),
@@ -358,323 +458,35 @@ impl Parser<'_> {
             Tok::Kw(Kw::True) => ExprKind::Constant(Constant::Bool(true)),
             Tok::Kw(Kw::False) => ExprKind::Constant(Constant::Bool(false)),
             Tok::Op(Op::Ellipsis) => ExprKind::Constant(Constant::Ellipsis),
-            Tok::Str(_) => return self.strings(),
-            Tok::Op(Op::LPar) => return self.parenthesized(),
-            Tok::Op(Op::LSqb) => return self.list_display(),
-            Tok::Op(Op::LBrace) => return self.brace_display(),
             _ => return Err(self.expected("an expression")),
         };
         self.advance()?;
         Ok(self.node(kind, start))
     }
 
-    /// `(...)`: a tuple, a generator expression, a yield or a grouping.
-    fn parenthesized(&mut self) -> PResult<Expr> {
-        let start = self.start();
-        self.advance()?;
-        if self.eat_op(Op::RPar)? {
-            return Ok(self.node(ExprKind::Tuple(Vec::new()), start));
-        }
-        if self.at_kw(Kw::Yield) {
-            let value = self.yield_expr()?;
-            self.expect_op(Op::RPar)?;
-            return Ok(value);
-        }
-        let first = self.star_named_expression()?;
-        if self.at_comprehension() {
-            let elt = comprehension_element(first)?;
-            let generators = self.comprehension_clauses()?;
-            self.expect_op(Op::RPar)?;
-            return Ok(self.node(ExprKind::GeneratorExp { elt, generators }, start));
-        }
-        if self.at_op(Op::Comma) {
-            let elts = self.rest_of_sequence(first, Op::RPar)?;
-            return Ok(self.node(ExprKind::Tuple(elts), start));
-        }
-        self.expect_op(Op::RPar)?;
-        if matches!(first.kind, ExprKind::Starred(_)) {
-            return Err(ParseError::new(
-                first.span.start,
-                "cannot use starred expression here",
-            ));
-        }
-        Ok(first)
-    }
-
-    /// `[...]`: a list or list comprehension.
-    fn list_display(&mut self) -> PResult<Expr> {
-        let start = self.start();
-        self.advance()?;
-        if self.eat_op(Op::RSqb)? {
-            return Ok(self.node(ExprKind::List(Vec::new()), start));
-        }
-        let first = self.star_named_expression()?;
-        if self.at_comprehension() {
-            let elt = comprehension_element(first)?;
-            let generators = self.comprehension_clauses()?;
-            self.expect_op(Op::RSqb)?;
-            return Ok(self.node(ExprKind::ListComp { elt, generators }, start));
-        }
-        let elts = self.rest_of_sequence(first, Op::RSqb)?;
-        Ok(self.node(ExprKind::List(elts), start))
-    }
-
-    /// `{...}`: a dict, set, or their comprehensions.
-    fn brace_display(&mut self) -> PResult<Expr> {
-        let start = self.start();
-        self.advance()?;
-        if self.eat_op(Op::RBrace)? {
-            return Ok(self.node(ExprKind::Dict(Vec::new()), start));
-        }
-        if self.at_op(Op::DoubleStar) {
-            let first = self.dict_spread()?;
-            return self.dict_rest(start, first);
-        }
-        let first = self.star_named_expression()?;
-        if self.eat_op(Op::Colon)? {
-            if matches!(first.kind, ExprKind::Starred(_)) {
-                return Err(ParseError::new(
-                    first.span.start,
-                    "cannot use a starred expression in a dictionary key",
-                ));
-            }
-            let value = self.expression()?;
-            if self.at_comprehension() {
-                let generators = self.comprehension_clauses()?;
-                self.expect_op(Op::RBrace)?;
-                return Ok(self.node(
-                    ExprKind::DictComp {
-                        key: Box::new(first),
-                        value: Box::new(value),
-                        generators,
-                    },
-                    start,
-                ));
-            }
-            return self.dict_rest(start, (Some(first), value));
-        }
-        if self.at_comprehension() {
-            let elt = comprehension_element(first)?;
-            let generators = self.comprehension_clauses()?;
-            self.expect_op(Op::RBrace)?;
-            return Ok(self.node(ExprKind::SetComp { elt, generators }, start));
-        }
-        let elts = self.rest_of_sequence(first, Op::RBrace)?;
-        Ok(self.node(ExprKind::Set(elts), start))
-    }
-
-    /// The remaining `, item` of a display after its first item, through
-    /// the closing bracket.
-    fn rest_of_sequence(&mut self, first: Expr, close: Op) -> PResult<Vec<Expr>> {
-        let mut elts = vec![first];
-        while self.eat_op(Op::Comma)? {
-            if self.at_op(close) {
-                break;
-            }
-            elts.push(self.star_named_expression()?);
-        }
-        self.expect_op(close)?;
-        Ok(elts)
-    }
-
-    fn dict_rest(&mut self, start: crate::ast::Pos, first: (Option<Expr>, Expr)) -> PResult<Expr> {
-        let mut items = vec![first];
-        while self.eat_op(Op::Comma)? {
-            if self.at_op(Op::RBrace) {
-                break;
-            }
-            if self.at_op(Op::DoubleStar) {
-                items.push(self.dict_spread()?);
-                continue;
-            }
-            let key = self.expression()?;
-            self.expect_op(Op::Colon)?;
-            let value = self.expression()?;
-            items.push((Some(key), value));
-        }
-        self.expect_op(Op::RBrace)?;
-        Ok(self.node(ExprKind::Dict(items), start))
-    }
-
-    fn dict_spread(&mut self) -> PResult<(Option<Expr>, Expr)> {
-        self.advance()?;
-        Ok((None, self.bitwise_or()?))
-    }
-
-    fn at_comprehension(&self) -> bool {
-        self.at_kw(Kw::For) || self.at_kw(Kw::Async)
-    }
-
-    /// One or more `[async] for targets in disjunction (if disjunction)*`.
-    fn comprehension_clauses(&mut self) -> PResult<Vec<Comprehension>> {
-        let mut generators = Vec::new();
-        while self.at_comprehension() {
-            let is_async = self.eat_kw(Kw::Async)?;
-            self.expect_kw(Kw::For)?;
-            let target = self.star_targets()?;
-            self.expect_kw(Kw::In)?;
-            let iter = self.disjunction()?;
-            let mut ifs = Vec::new();
-            while self.eat_kw(Kw::If)? {
-                ifs.push(self.disjunction()?);
-            }
-            generators.push(Comprehension {
-                target,
-                iter,
-                ifs,
-                is_async,
-            });
-        }
-        Ok(generators)
-    }
-
-    /// Assignment targets of `for` loops and comprehensions: `bitwise_or`
-    /// items (so `in` is not taken as a comparison), possibly a bare tuple.
-    pub(super) fn star_targets(&mut self) -> PResult<Expr> {
-        let target = self.expr_list(Self::star_target)?;
-        check_target(&target)?;
-        Ok(target)
-    }
-
-    pub(super) fn star_target(&mut self) -> PResult<Expr> {
-        if self.at_op(Op::Star) {
-            return self.starred();
-        }
-        self.bitwise_or()
-    }
-
-    /// The arguments of a call (or class bases), up to the closing `)`.
-    pub(super) fn call_arguments(&mut self) -> PResult<(Vec<Expr>, Vec<Keyword>)> {
-        let mut args = Vec::new();
-        let mut keywords: Vec<Keyword> = Vec::new();
-        while !self.at_op(Op::RPar) {
-            let start = self.start();
-            if self.eat_op(Op::DoubleStar)? {
-                let value = self.expression()?;
-                let span = self.span_from(start);
-                keywords.push(Keyword {
-                    arg: None,
-                    value,
-                    span,
-                });
-            } else if self.eat_op(Op::Star)? {
-                let value = self.expression()?;
-                if keywords.iter().any(|k| k.arg.is_none()) {
-                    return Err(ParseError::new(
-                        start,
-                        "iterable argument unpacking follows keyword argument unpacking",
-                    ));
-                }
-                args.push(self.node(ExprKind::Starred(Box::new(value)), start));
-            } else {
-                let value = self.named_expression()?;
-                if self.at_op(Op::Equal) {
-                    let ExprKind::Name(arg) = value.kind else {
-                        return Err(ParseError::new(
-                            value.span.start,
-                            "expression cannot contain assignment, perhaps you meant \"==\"?",
-                        ));
-                    };
-                    self.advance()?;
-                    let value = self.expression()?;
-                    let span = self.span_from(start);
-                    keywords.push(Keyword {
-                        arg: Some(arg),
-                        value,
-                        span,
-                    });
-                } else if self.at_comprehension() {
-                    let elt = comprehension_element(value)?;
-                    let generators = self.comprehension_clauses()?;
-                    if !args.is_empty() || !keywords.is_empty() || !self.at_op(Op::RPar) {
-                        return Err(ParseError::new(
-                            start,
-                            "generator expression must be parenthesized",
-                        ));
-                    }
-                    args.push(self.node(ExprKind::GeneratorExp { elt, generators }, start));
-                } else if !keywords.is_empty() {
-                    let message = if keywords.iter().any(|k| k.arg.is_none()) {
-                        "positional argument follows keyword argument unpacking"
-                    } else {
-                        "positional argument follows keyword argument"
-                    };
-                    return Err(ParseError::new(start, message));
-                } else {
-                    args.push(value);
-                }
-            }
-            if !self.eat_op(Op::Comma)? {
-                break;
-            }
-        }
-        Ok((args, keywords))
-    }
-
-    /// A subscript index: one slice or expression, or a tuple of them.
-    fn slices(&mut self) -> PResult<Expr> {
-        let start = self.start();
-        let first = self.slice()?;
-        if !self.at_op(Op::Comma) {
-            if matches!(first.kind, ExprKind::Starred(_)) {
-                return Ok(self.node(ExprKind::Tuple(vec![first]), start));
-            }
-            return Ok(first);
-        }
-        let mut elts = vec![first];
-        while self.eat_op(Op::Comma)? {
-            if self.at_op(Op::RSqb) {
-                break;
-            }
-            elts.push(self.slice()?);
-        }
-        Ok(self.node(ExprKind::Tuple(elts), start))
-    }
-
-    fn slice(&mut self) -> PResult<Expr> {
-        let start = self.start();
-        let lower = if self.at_op(Op::Colon) {
-            None
-        } else {
-            let value = self.star_named_expression()?;
-            if !self.at_op(Op::Colon) {
-                return Ok(value);
-            }
-            Some(Box::new(value))
-        };
-        self.advance()?;
-        let upper = self.slice_bound()?;
-        let step = if self.eat_op(Op::Colon)? {
-            self.slice_bound()?
-        } else {
-            None
-        };
-        Ok(self.node(ExprKind::Slice { lower, upper, step }, start))
-    }
-
-    fn slice_bound(&mut self) -> PResult<Option<Box<Expr>>> {
-        if matches!(self.tok.kind, Tok::Op(Op::Colon | Op::Comma | Op::RSqb)) {
-            return Ok(None);
-        }
-        Ok(Some(Box::new(self.expression()?)))
-    }
-
+    #[inline(never)]
     fn lambda(&mut self) -> PResult<Expr> {
         let start = self.start();
+        let params = self.lambda_params()?;
+        let body = self.expression()?;
+        let kind = ExprKind::Lambda {
+            params,
+            body: Box::new(body),
+        };
+        Ok(self.node(kind, start))
+    }
+
+    /// `lambda` and its parameters through the `:`.
+    #[inline(never)]
+    fn lambda_params(&mut self) -> PResult<Box<Arguments>> {
         self.advance()?;
         let params = self.parameters(Op::Colon, false)?;
         self.expect_op(Op::Colon)?;
-        let body = self.expression()?;
-        Ok(self.node(
-            ExprKind::Lambda {
-                params: Box::new(params),
-                body: Box::new(body),
-            },
-            start,
-        ))
+        Ok(Box::new(params))
     }
 
     /// `yield [star_expressions]` or `yield from expression`.
+    #[inline(never)]
     pub(super) fn yield_expr(&mut self) -> PResult<Expr> {
         let start = self.start();
         self.advance()?;
@@ -783,57 +595,86 @@ enum ParamKind {
     KwArgs,
 }
 
-/// The binary operator a token denotes and its precedence (higher binds
-/// tighter), for the operators handled by precedence climbing.
-fn binary_op(tok: &Tok<'_>) -> Option<(BinOp, u8)> {
-    let Tok::Op(op) = tok else {
-        return None;
-    };
-    Some(match op {
-        Op::VBar => (BinOp::BitOr, 1),
-        Op::Circumflex => (BinOp::BitXor, 2),
-        Op::Amper => (BinOp::BitAnd, 3),
-        Op::LeftShift => (BinOp::LShift, 4),
-        Op::RightShift => (BinOp::RShift, 4),
-        Op::Plus => (BinOp::Add, 5),
-        Op::Minus => (BinOp::Sub, 5),
-        Op::Star => (BinOp::Mult, 6),
-        Op::Slash => (BinOp::Div, 6),
-        Op::DoubleSlash => (BinOp::FloorDiv, 6),
-        Op::Percent => (BinOp::Mod, 6),
-        Op::At => (BinOp::MatMult, 6),
-        _ => return None,
-    })
+/// Operator precedence levels, loosest first, as in Python's grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    Or,
+    And,
+    Not,
+    Cmp,
+    BitOr,
+    BitXor,
+    BitAnd,
+    Shift,
+    Arith,
+    Term,
+    Factor,
+    Power,
 }
 
-/// The element of a comprehension, which may not be starred.
-fn comprehension_element(elt: Expr) -> PResult<Box<Expr>> {
-    if matches!(elt.kind, ExprKind::Starred(_)) {
-        return Err(ParseError::new(
-            elt.span.start,
-            "iterable unpacking cannot be used in comprehension",
-        ));
+impl Level {
+    /// The next tighter level, for the operands of left-associative
+    /// operators.
+    fn next(self) -> Level {
+        match self {
+            Level::Or => Level::And,
+            Level::And => Level::Not,
+            Level::Not => Level::Cmp,
+            Level::Cmp => Level::BitOr,
+            Level::BitOr => Level::BitXor,
+            Level::BitXor => Level::BitAnd,
+            Level::BitAnd => Level::Shift,
+            Level::Shift => Level::Arith,
+            Level::Arith => Level::Term,
+            Level::Term => Level::Factor,
+            Level::Factor | Level::Power => Level::Power,
+        }
     }
-    Ok(Box::new(elt))
 }
 
-/// Checks that `expr` can be assigned to (names, attributes, subscripts,
-/// and tuples, lists or starred forms of them).
-pub(super) fn check_target(expr: &Expr) -> PResult<()> {
-    let what = match &expr.kind {
-        ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. } => {
-            return Ok(());
+/// The kinds of infix operator, by how their operands are gathered.
+#[derive(Debug, Clone, Copy)]
+enum Infix {
+    /// `and`/`or`: flattened into one `BoolOp`.
+    Bool(Kw, BoolOp),
+    /// A comparison: chained into one `Compare`.
+    Compare,
+    /// `**`: right-associative, with a unary right operand.
+    Power,
+    /// The left-associative binary operators.
+    Binary(BinOp),
+}
+
+/// The infix operator starting at `tok` and its level, if it is one (`not`
+/// in infix position can only begin `not in`).
+fn infix(tok: &Tok<'_>) -> Option<(Level, Infix)> {
+    let found = match tok {
+        Tok::Kw(Kw::Or) => (Level::Or, Infix::Bool(Kw::Or, BoolOp::Or)),
+        Tok::Kw(Kw::And) => (Level::And, Infix::Bool(Kw::And, BoolOp::And)),
+        Tok::Kw(Kw::In | Kw::Not | Kw::Is)
+        | Tok::Op(
+            Op::EqEqual | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual,
+        ) => (Level::Cmp, Infix::Compare),
+        Tok::Op(Op::DoubleStar) => (Level::Power, Infix::Power),
+        Tok::Op(op) => {
+            let (level, op) = match op {
+                Op::VBar => (Level::BitOr, BinOp::BitOr),
+                Op::Circumflex => (Level::BitXor, BinOp::BitXor),
+                Op::Amper => (Level::BitAnd, BinOp::BitAnd),
+                Op::LeftShift => (Level::Shift, BinOp::LShift),
+                Op::RightShift => (Level::Shift, BinOp::RShift),
+                Op::Plus => (Level::Arith, BinOp::Add),
+                Op::Minus => (Level::Arith, BinOp::Sub),
+                Op::Star => (Level::Term, BinOp::Mult),
+                Op::Slash => (Level::Term, BinOp::Div),
+                Op::DoubleSlash => (Level::Term, BinOp::FloorDiv),
+                Op::Percent => (Level::Term, BinOp::Mod),
+                Op::At => (Level::Term, BinOp::MatMult),
+                _ => return None,
+            };
+            (level, Infix::Binary(op))
         }
-        ExprKind::Tuple(elts) | ExprKind::List(elts) => {
-            return elts.iter().try_for_each(check_target);
-        }
-        ExprKind::Starred(inner) => return check_target(inner),
-        ExprKind::Call { .. } => "function call",
-        ExprKind::Constant(_) | ExprKind::JoinedStr(_) => "literal",
-        _ => "expression",
+        _ => return None,
     };
-    Err(ParseError::new(
-        expr.span.start,
-        format!("cannot assign to {what}"),
-    ))
+    Some(found)
 }

@@ -8,11 +8,12 @@ use crate::token::{FPiece, Field, Kw, StrLit, Tok, Tokenizer};
 impl Parser<'_> {
     /// Adjacent string literals, concatenated as Python does: all bytes
     /// give bytes, any f-string gives an f-string, otherwise a string.
+    #[inline(never)]
     pub(super) fn strings(&mut self) -> PResult<Expr> {
         let start = self.start();
         let mut pieces = Vec::new();
         while matches!(self.tok.kind, Tok::Str(_)) {
-            let token = self.advance()?;
+            let token = self.take()?;
             if let Tok::Str(literal) = token.kind {
                 pieces.push((literal, token.span.start));
             }
@@ -93,17 +94,15 @@ impl Parser<'_> {
     fn field_expression(&mut self, field: &Field) -> PResult<Expr> {
         let lexer = Tokenizer::for_field(self.src, field.start, field.end);
         let mut sub = Parser::new(lexer, self.depth)?;
-        sub.nested(|p| {
-            let value = if p.at_kw(Kw::Yield) {
-                p.yield_expr()?
-            } else {
-                p.expr_list(Self::star_named_expression)?
-            };
-            if !p.at(&Tok::End) {
-                return Err(p.expected("the end of the f-string expression"));
-            }
-            Ok(value)
-        })
+        let value = if sub.at_kw(Kw::Yield) {
+            sub.yield_expr()?
+        } else {
+            sub.expr_list(Self::star_named_expression)?
+        };
+        if !sub.at(&Tok::End) {
+            return Err(sub.expected("the end of the f-string expression"));
+        }
+        Ok(value)
     }
 }
 

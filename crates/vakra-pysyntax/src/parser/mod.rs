@@ -12,6 +12,7 @@
 //! the left-leaning chains built by loops (`a + b + ...`, `a.b.c(...)[...]`)
 //! are capped at [`MAX_HEIGHT`] nodes of tree height.
 
+mod brackets;
 mod expr;
 mod literal;
 mod stmt;
@@ -75,8 +76,13 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// Moves to the next token.
+    fn advance(&mut self) -> PResult<()> {
+        self.take().map(drop)
+    }
+
     /// Moves to the next token and returns the one just passed.
-    fn advance(&mut self) -> PResult<Token<'a>> {
+    fn take(&mut self) -> PResult<Token<'a>> {
         let next = self.lexer.next_token()?;
         let old = std::mem::replace(&mut self.tok, next);
         if !matches!(
@@ -171,6 +177,15 @@ impl<'a> Parser<'a> {
 
     /// Runs `f` one recursion level deeper, failing past [`MAX_DEPTH`].
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.enter()?;
+        let result = f(self);
+        self.leave();
+        result
+    }
+
+    /// Goes one recursion level deeper, failing past [`MAX_DEPTH`]; pairs
+    /// with [`Parser::leave`].
+    fn enter(&mut self) -> PResult<()> {
         if self.depth >= MAX_DEPTH {
             return Err(ParseError::new(
                 self.start(),
@@ -178,9 +193,11 @@ impl<'a> Parser<'a> {
             ));
         }
         self.depth += 1;
-        let result = f(self);
+        Ok(())
+    }
+
+    fn leave(&mut self) {
         self.depth -= 1;
-        result
     }
 
     /// The height of a node wrapping a subtree of height `inner` together

@@ -1,6 +1,6 @@
 //! Statements and blocks.
 
-use super::expr::check_target;
+use super::brackets::check_target;
 use super::{PResult, Parser};
 use crate::ast::{
     Alias, BinOp, ExceptHandler, Expr, ExprKind, FunctionDef, Pos, Stmt, StmtKind, WithItem,
@@ -22,18 +22,18 @@ impl Parser<'_> {
     fn statement(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
         let start = self.start();
         let stmt = match self.tok.kind {
-            Tok::Kw(Kw::If) => self.if_statement()?,
-            Tok::Kw(Kw::While) => self.while_statement()?,
-            Tok::Kw(Kw::For) => self.for_statement(start, false)?,
-            Tok::Kw(Kw::Try) => self.try_statement()?,
-            Tok::Kw(Kw::With) => self.with_statement(start, false)?,
-            Tok::Kw(Kw::Def) => self.function_def(start, Vec::new(), false)?,
-            Tok::Kw(Kw::Class) => self.class_def(start, Vec::new())?,
-            Tok::Kw(Kw::Async) => self.async_statement(Vec::new())?,
-            Tok::Op(Op::At) => self.decorated()?,
-            Tok::Indent => return Err(ParseError::new(start, "unexpected indent")),
+            Tok::Kw(Kw::If) => self.if_statement(),
+            Tok::Kw(Kw::While) => self.while_statement(),
+            Tok::Kw(Kw::For) => self.for_statement(start, false),
+            Tok::Kw(Kw::Try) => self.try_statement(),
+            Tok::Kw(Kw::With) => self.with_statement(start, false),
+            Tok::Kw(Kw::Def) => self.function_def(start, Vec::new(), false),
+            Tok::Kw(Kw::Class) => self.class_def(start, Vec::new()),
+            Tok::Kw(Kw::Async) => self.async_statement(Vec::new()),
+            Tok::Op(Op::At) => self.decorated(),
+            Tok::Indent => Err(ParseError::new(start, "unexpected indent")),
             _ => return self.simple_statements(out),
-        };
+        }?;
         out.push(stmt);
         Ok(())
     }

@@ -1,0 +1,125 @@
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+use vakra_retrieval::Retrievers;
+
+use crate::RestToolServer;
+
+/// Capability 4: a domain's REST-BIRD tools followed by the `query_<domain>` document-search
+/// tools of the domain and its distractors, as the reference's combined server lists them.
+#[derive(Clone)]
+pub struct CombinedServer {
+    rest: RestToolServer,
+    retrievers: Arc<Retrievers>,
+    domains: Vec<String>,
+    retriever_tools: Arc<Vec<Tool>>,
+    info: ServerConfig,
+}
+
+impl CombinedServer {
+    /// `rest` serves the REST tools of `domains` (the reference's prefix filter); the retriever
+    /// tools come from `retrievers` (the negatives file's domains, exact match).
+    pub fn new(
+        rest: RestToolServer,
+        retrievers: Arc<Retrievers>,
+        domains: &[String],
+        info: ServerConfig,
+    ) -> Result<Self, vakra_retrieval::RetrievalError> {
+        let specs = if domains.is_empty() {
+            retrievers.all_tools()
+        } else {
+            let primaries: Vec<&str> = domains.iter().map(String::as_str).collect();
+            retrievers.tools_for_domains(&primaries)?
+        };
+        let retriever_tools = specs
+            .into_iter()
+            .map(|s| Tool::new(s.name, s.description, Arc::new(s.input_schema)))
+            .collect();
+        Ok(Self {
+            rest,
+            retrievers,
+            domains: domains.to_vec(),
+            retriever_tools: Arc::new(retriever_tools),
+            info,
+        })
+    }
+
+    /// Every listed tool: REST first, then retrievers.
+    pub fn tools(&self) -> Vec<Tool> {
+        let mut tools = self.rest.tools().to_vec();
+        tools.extend(self.retriever_tools.iter().cloned());
+        tools
+    }
+
+    async fn call(&self, name: &str, arguments: Map<String, Value>) -> (String, bool) {
+        if self.retriever_tools.iter().any(|t| t.name == name) {
+            let retrievers = Arc::clone(&self.retrievers);
+            let domains = self.domains.clone();
+            let tool = name.to_owned();
+            let answer = tokio::task::spawn_blocking(move || {
+                let primaries: Vec<&str> = if domains.is_empty() {
+                    vec![tool.strip_prefix("query_").unwrap_or(&tool)]
+                } else {
+                    domains.iter().map(String::as_str).collect()
+                };
+                primaries
+                    .into_iter()
+                    .find_map(|d| retrievers.call(d, &tool, &arguments))
+            })
+            .await;
+            return match answer {
+                Ok(Some(answer)) => answer,
+                _ => (format!("Tool '{name}' not found"), true),
+            };
+        }
+        if self.rest.tools().iter().any(|t| t.name == name) {
+            return self.rest.call(name, arguments).await;
+        }
+        (format!("Tool '{name}' not found"), true)
+    }
+}
+
+impl ServerHandler for CombinedServer {
+    fn get_info(&self) -> ServerConfig {
+        self.info.clone()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult {
+            tools: self.tools(),
+            ..Default::default()
+        })
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (text, is_error) = self
+            .call(&request.name, request.arguments.unwrap_or_default())
+            .await;
+        let content = vec![ContentBlock::text(text)];
+        Ok(if is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        }
+        .into())
+    }
+}
