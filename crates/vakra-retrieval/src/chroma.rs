@@ -1,0 +1,151 @@
+//! Reads the documents of a Chroma persistent store (`chroma.sqlite3`) without Chroma.
+//!
+//! Chroma keeps collections in `collections(id, name, …)`, their segments in
+//! `segments(id, type, scope, collection)`, one row per record of the metadata segment in
+//! `embeddings(id, segment_id, embedding_id, seq_id, …)` (`embedding_id` is the user's chunk id)
+//! and the record's metadata as typed key/value rows in `embedding_metadata(id, key,
+//! string_value, int_value, float_value[, bool_value])`. The document text is the metadata row
+//! with the reserved key `chroma:document`; other `chroma:` keys are internal. Vectors live in
+//! the HNSW files beside the database and are not read here.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, Row};
+use serde_json::{Map, Value};
+
+use crate::{Document, RetrievalError};
+
+const DOCUMENT_KEY: &str = "chroma:document";
+
+/// An open, read-only Chroma database.
+pub(crate) struct ChromaStore {
+    conn: Connection,
+    path: PathBuf,
+    has_bool_column: bool,
+}
+
+/// A collection: its id (a UUID string) and its name (the domain).
+#[derive(Debug, Clone)]
+pub(crate) struct Collection {
+    pub(crate) id: String,
+    pub(crate) name: String,
+}
+
+impl ChromaStore {
+    pub(crate) fn open(path: &Path) -> Result<Self, RetrievalError> {
+        let fail = |source| RetrievalError::Chroma {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(fail)?;
+        let has_bool_column = conn
+            .prepare("SELECT name FROM pragma_table_info('embedding_metadata')")
+            .and_then(|mut stmt| {
+                let names = stmt.query_map([], |row| row.get::<_, String>(0))?;
+                let mut found = false;
+                for name in names {
+                    found |= name? == "bool_value";
+                }
+                Ok(found)
+            })
+            .map_err(fail)?;
+        Ok(Self {
+            conn,
+            path: path.to_path_buf(),
+            has_bool_column,
+        })
+    }
+
+    fn fail(&self, source: rusqlite::Error) -> RetrievalError {
+        RetrievalError::Chroma {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Collections in the order Chroma 1.x's `list_collections()` returns them (ascending id),
+    /// which is the order of the reference retriever's routes and hence of its tools.
+    pub(crate) fn collections(&self) -> Result<Vec<Collection>, RetrievalError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, name FROM collections ORDER BY id")
+            .map_err(|e| self.fail(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok(Collection {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                })
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
+    /// The records of a collection in insertion order, with their text and user metadata
+    /// (keys in ascending order, as the metadata table's primary key stores them).
+    pub(crate) fn documents(&self, collection_id: &str) -> Result<Vec<Document>, RetrievalError> {
+        let bool_column = if self.has_bool_column {
+            "m.bool_value"
+        } else {
+            "NULL"
+        };
+        let sql = format!(
+            "SELECT e.id, e.embedding_id, m.key, m.string_value, m.int_value, m.float_value, \
+             {bool_column} \
+             FROM embeddings e LEFT JOIN embedding_metadata m ON m.id = e.id \
+             WHERE e.segment_id IN (SELECT id FROM segments WHERE collection = ?1) \
+             ORDER BY e.id, m.key"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.fail(e))?;
+        let mut rows = stmt.query([collection_id]).map_err(|e| self.fail(e))?;
+        let mut documents: Vec<Document> = Vec::new();
+        let mut current_row_id: Option<i64> = None;
+        while let Some(row) = rows.next().map_err(|e| self.fail(e))? {
+            let row_id: i64 = row.get(0).map_err(|e| self.fail(e))?;
+            if current_row_id != Some(row_id) {
+                current_row_id = Some(row_id);
+                documents.push(Document {
+                    id: row.get(1).map_err(|e| self.fail(e))?,
+                    text: String::new(),
+                    metadata: Map::new(),
+                });
+            }
+            let Some(document) = documents.last_mut() else {
+                continue;
+            };
+            let Some(key) = row.get::<_, Option<String>>(2).map_err(|e| self.fail(e))? else {
+                continue;
+            };
+            let value = metadata_value(row).map_err(|e| self.fail(e))?;
+            if key == DOCUMENT_KEY {
+                if let Value::String(text) = value {
+                    document.text = text;
+                }
+            } else if !key.starts_with("chroma:") {
+                document.metadata.insert(key, value);
+            }
+        }
+        Ok(documents)
+    }
+}
+
+/// The one non-NULL typed column of a metadata row.
+fn metadata_value(row: &Row<'_>) -> rusqlite::Result<Value> {
+    if let Some(s) = row.get::<_, Option<String>>(3)? {
+        return Ok(Value::String(s));
+    }
+    if let Some(b) = row.get::<_, Option<i64>>(6)? {
+        return Ok(Value::Bool(b != 0));
+    }
+    if let Some(i) = row.get::<_, Option<i64>>(4)? {
+        return Ok(Value::from(i));
+    }
+    if let Some(f) = row.get::<_, Option<f64>>(5)? {
+        return Ok(Value::from(f));
+    }
+    Ok(Value::Null)
+}

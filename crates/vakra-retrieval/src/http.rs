@@ -1,0 +1,122 @@
+//! The reference's retriever HTTP API (its port 8001): `GET /health`, `GET /domains` and
+//! `POST /<domain>/query`, with FastAPI's bodies and statuses.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use serde_json::{Value, json};
+use vakra_pyjson::DumpOptions;
+
+use crate::request::{self, QueryBody};
+use crate::search::results_json;
+use crate::{RetrievalError, Retrievers};
+
+/// The retriever routes, to be merged into `vakra serve`. Only domains with a finished index
+/// have a `/query` route (the reference registers one per Chroma collection); others are 404.
+pub fn http_router(retrievers: Arc<Retrievers>) -> Router {
+    Router::new()
+        .route("/health", get(health).fallback(method_not_allowed))
+        .route("/domains", get(domains).fallback(method_not_allowed))
+        .route("/{domain}/query", any(query))
+        .with_state(retrievers)
+}
+
+async fn health() -> Response {
+    json_response(StatusCode::OK, &json!({"status": "ok"}))
+}
+
+async fn domains(State(retrievers): State<Arc<Retrievers>>) -> Response {
+    let list = tokio::task::spawn_blocking(move || retrievers.indexed_domains())
+        .await
+        .unwrap_or_default();
+    let count = list.len();
+    json_response(StatusCode::OK, &json!({"domains": list, "count": count}))
+}
+
+async fn query(
+    State(retrievers): State<Arc<Retrievers>>,
+    Path(domain): Path<String>,
+    method: Method,
+    body: Bytes,
+) -> Response {
+    if !retrievers.index_exists(&domain) {
+        return json_response(StatusCode::NOT_FOUND, &json!({"detail": "Not Found"}));
+    }
+    if method != Method::POST {
+        let mut response = method_not_allowed().await;
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    let parsed = if body.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(Value::Null) => None,
+            Ok(value) => Some(value),
+            Err(_) => return unprocessable(request::json_error_details()),
+        }
+    };
+    let QueryBody {
+        question,
+        n_results,
+    } = match request::parse_body(parsed.as_ref()) {
+        Ok(body) => body,
+        Err(details) => return unprocessable(details),
+    };
+    let outcome =
+        tokio::task::spawn_blocking(move || retrievers.query(&domain, &question, n_results)).await;
+    match outcome {
+        Ok(Ok(results)) => json_response(StatusCode::OK, &results_json(&results)),
+        Ok(Err(RetrievalError::MissingIndex { .. })) => {
+            json_response(StatusCode::NOT_FOUND, &json!({"detail": "Not Found"}))
+        }
+        Ok(Err(e)) => {
+            if !matches!(e, RetrievalError::InvalidNResults(_)) {
+                tracing::error!("retriever query failed: {e}");
+            }
+            internal_error()
+        }
+        Err(e) => {
+            tracing::error!("retriever query task failed: {e}");
+            internal_error()
+        }
+    }
+}
+
+async fn method_not_allowed() -> Response {
+    json_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &json!({"detail": "Method Not Allowed"}),
+    )
+}
+
+fn unprocessable(details: Vec<Value>) -> Response {
+    json_response(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        &json!({"detail": details}),
+    )
+}
+
+fn internal_error() -> Response {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "Internal Server Error",
+    )
+        .into_response()
+}
+
+/// Starlette's `JSONResponse` body: compact, raw UTF-8.
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    match vakra_pyjson::dumps(body, &DumpOptions::compact_utf8()) {
+        Ok(text) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
+        Err(_) => internal_error(),
+    }
+}

@@ -1,0 +1,58 @@
+//! Where retriever data lives in a data root.
+//!
+//! ```text
+//! <root>/documents/chroma.sqlite3        the benchmark's Chroma store (`vakra import --dataset`)
+//! <root>/documents/<domain>.jsonl        plain collections: {"id", "text", "metadata"} per line
+//! <root>/retrievers/domain_negatives.json, domain_description_dict.json
+//! <root>/indexes/<domain>/               one search index per domain (`vakra index`)
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use vakra_catalog::DataRoot;
+
+/// The paths of one data root that this crate reads and writes.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    root: PathBuf,
+    indexes: PathBuf,
+}
+
+/// The file in an index folder that says what was indexed; its presence marks a finished index.
+pub(crate) const MANIFEST_FILE: &str = "vakra-retrieval.json";
+
+impl Layout {
+    pub(crate) fn new(root: &DataRoot) -> Self {
+        Self {
+            root: root.path().to_path_buf(),
+            indexes: root.indexes_dir(),
+        }
+    }
+
+    pub(crate) fn documents_dir(&self) -> PathBuf {
+        self.root.join("documents")
+    }
+
+    pub(crate) fn chroma_file(&self) -> PathBuf {
+        self.documents_dir().join("chroma.sqlite3")
+    }
+
+    pub(crate) fn negatives_file(&self) -> PathBuf {
+        self.root.join("retrievers").join("domain_negatives.json")
+    }
+
+    pub(crate) fn descriptions_file(&self) -> PathBuf {
+        self.root
+            .join("retrievers")
+            .join("domain_description_dict.json")
+    }
+
+    pub(crate) fn indexes_dir(&self) -> &Path {
+        &self.indexes
+    }
+
+    /// The index folder of a domain whose name has been checked.
+    pub(crate) fn index_dir(&self, domain: &str) -> PathBuf {
+        self.indexes.join(domain)
+    }
+}

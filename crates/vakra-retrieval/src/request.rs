@@ -1,0 +1,242 @@
+//! The `/query` request body as the reference's FastAPI model `QueryRequest {question: str,
+//! n_results: int = 10}` validates it (pydantic 2, lax mode), with the 422 details FastAPI
+//! returns. Both the HTTP API and the MCP tools go through it, because the reference's MCP
+//! wrapper forwards the tool arguments as this body.
+
+use serde_json::{Map, Value, json};
+
+/// Used when the body has no `n_results`.
+pub(crate) const DEFAULT_N_RESULTS: i128 = 10;
+
+/// A valid body. `n_results` is any integer pydantic accepts (Python integers are unbounded;
+/// larger values saturate), not yet checked against what the search accepts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct QueryBody {
+    pub(crate) question: String,
+    pub(crate) n_results: i128,
+}
+
+/// Validates a parsed body (`None`: no body at all). `Err` holds FastAPI's `detail` list.
+pub(crate) fn parse_body(body: Option<&Value>) -> Result<QueryBody, Vec<Value>> {
+    let Some(body) = body else {
+        return Err(vec![detail(
+            "missing",
+            &["body"],
+            "Field required",
+            &Value::Null,
+        )]);
+    };
+    let Value::Object(fields) = body else {
+        return Err(vec![detail(
+            "model_attributes_type",
+            &["body"],
+            "Input should be a valid dictionary or object to extract fields from",
+            body,
+        )]);
+    };
+    let mut errors = Vec::new();
+    let question = match fields.get("question") {
+        None => {
+            errors.push(detail(
+                "missing",
+                &["body", "question"],
+                "Field required",
+                body,
+            ));
+            None
+        }
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            errors.push(detail(
+                "string_type",
+                &["body", "question"],
+                "Input should be a valid string",
+                other,
+            ));
+            None
+        }
+    };
+    let n_results = match fields.get("n_results") {
+        None => Some(DEFAULT_N_RESULTS),
+        Some(value) => match lax_int(value) {
+            Ok(n) => Some(n),
+            Err((kind, message)) => {
+                errors.push(detail(kind, &["body", "n_results"], message, value));
+                None
+            }
+        },
+    };
+    match (question, n_results) {
+        (Some(question), Some(n_results)) if errors.is_empty() => Ok(QueryBody {
+            question,
+            n_results,
+        }),
+        _ => Err(errors),
+    }
+}
+
+/// The 422 body of a JSON syntax error, as FastAPI reports it (the position is always 0 there,
+/// because it re-raises with the error's `pos` relative to an empty document).
+pub(crate) fn json_error_details() -> Vec<Value> {
+    vec![json!({
+        "type": "json_invalid",
+        "loc": ["body", 0],
+        "msg": "JSON decode error",
+        "input": {},
+        "ctx": {"error": "Expecting value"}
+    })]
+}
+
+fn detail(kind: &str, loc: &[&str], message: &str, input: &Value) -> Value {
+    json!({"type": kind, "loc": loc, "msg": message, "input": input})
+}
+
+/// `i64::MIN` and `i64::MAX + 1` as floats (both exact): pydantic refuses floats outside.
+const I64_RANGE_START: f64 = -9_223_372_036_854_775_808.0;
+const I64_RANGE_END: f64 = 9_223_372_036_854_775_808.0;
+
+/// pydantic's lax `int`: integers, integral floats within 64 bits, booleans, and strings
+/// holding an integer (surrounding whitespace, a sign, `_` separators and a `.0…` tail allowed).
+fn lax_int(value: &Value) -> Result<i128, (&'static str, &'static str)> {
+    const INT_TYPE: (&str, &str) = ("int_type", "Input should be a valid integer");
+    const PARSING: (&str, &str) = (
+        "int_parsing",
+        "Input should be a valid integer, unable to parse string as an integer",
+    );
+    const SIZE: (&str, &str) = (
+        "int_parsing_size",
+        "Unable to parse input string as an integer, exceeded maximum size",
+    );
+    match value {
+        Value::Bool(b) => Ok(i128::from(*b)),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Ok(i128::from(i))
+            } else if let Some(u) = n.as_u64() {
+                Ok(i128::from(u))
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                if f.fract() != 0.0 {
+                    Err((
+                        "int_from_float",
+                        "Input should be a valid integer, got a number with a fractional part",
+                    ))
+                } else if !(I64_RANGE_START..I64_RANGE_END).contains(&f) {
+                    Err(SIZE)
+                } else {
+                    Ok(f as i128)
+                }
+            }
+        }
+        Value::String(s) => parse_int_str(s).ok_or(PARSING),
+        _ => Err(INT_TYPE),
+    }
+}
+
+/// An integer written as Python's `int()` reads it, plus pydantic's `.0` tail; huge values
+/// saturate.
+fn parse_int_str(text: &str) -> Option<i128> {
+    let trimmed = text.trim_matches(|c: char| c.is_whitespace());
+    let (negative, digits) = match trimmed.as_bytes().first() {
+        Some(b'-') => (true, &trimmed[1..]),
+        Some(b'+') => (false, &trimmed[1..]),
+        _ => (false, trimmed),
+    };
+    let digits = match digits.split_once('.') {
+        Some((whole, zeros)) if zeros.bytes().all(|b| b == b'0') => whole,
+        Some(_) => return None,
+        None => digits,
+    };
+    let bytes = digits.as_bytes();
+    let well_formed = !bytes.is_empty()
+        && bytes[0] != b'_'
+        && bytes[bytes.len() - 1] != b'_'
+        && !digits.contains("__")
+        && bytes.iter().all(|b| b.is_ascii_digit() || *b == b'_');
+    if !well_formed {
+        return None;
+    }
+    let mut value: i128 = 0;
+    for b in bytes.iter().filter(|b| b.is_ascii_digit()) {
+        value = value
+            .saturating_mul(10)
+            .saturating_add(i128::from(b - b'0'));
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// The body the reference's MCP wrapper sends for tool arguments: the two declared properties
+/// that are present, or `null` when neither is.
+pub(crate) fn body_from_arguments(arguments: &Map<String, Value>) -> Option<Value> {
+    let mut body = Map::new();
+    for key in ["question", "n_results"] {
+        if let Some(value) = arguments.get(key) {
+            body.insert(key.to_owned(), value.clone());
+        }
+    }
+    (!body.is_empty()).then_some(Value::Object(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(value: Value) -> Result<i128, &'static str> {
+        lax_int(&value).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn lax_integers_follow_pydantic() {
+        assert_eq!(n(json!(3)), Ok(3));
+        assert_eq!(n(json!(2.0)), Ok(2));
+        assert_eq!(n(json!(1e18)), Ok(1_000_000_000_000_000_000));
+        assert_eq!(n(json!(true)), Ok(1));
+        assert_eq!(n(json!(false)), Ok(0));
+        assert_eq!(n(json!(" 3 ")), Ok(3));
+        assert_eq!(n(json!("+3")), Ok(3));
+        assert_eq!(n(json!("-3")), Ok(-3));
+        assert_eq!(n(json!("1_0")), Ok(10));
+        assert_eq!(n(json!("3.0")), Ok(3));
+        assert!(n(json!("99999999999999999999999")).is_ok_and(|v| v > 1 << 70));
+        assert_eq!(n(json!(2.5)), Err("int_from_float"));
+        assert_eq!(n(json!(9.3e18)), Err("int_parsing_size"));
+        assert_eq!(n(json!(-9.3e18)), Err("int_parsing_size"));
+        assert_eq!(n(json!("3.5")), Err("int_parsing"));
+        assert_eq!(n(json!("1e3")), Err("int_parsing"));
+        assert_eq!(n(json!("x")), Err("int_parsing"));
+        assert_eq!(n(json!("1__0")), Err("int_parsing"));
+        assert_eq!(n(json!("")), Err("int_parsing"));
+        assert_eq!(n(json!(null)), Err("int_type"));
+        assert_eq!(n(json!([1])), Err("int_type"));
+        assert_eq!(n(json!({})), Err("int_type"));
+    }
+
+    #[test]
+    fn body_errors_list_every_field_in_order() {
+        let errors = parse_body(Some(&json!({"n_results": [1]}))).unwrap_err();
+        assert_eq!(
+            Value::Array(errors),
+            json!([
+                {"type": "missing", "loc": ["body", "question"], "msg": "Field required",
+                 "input": {"n_results": [1]}},
+                {"type": "int_type", "loc": ["body", "n_results"],
+                 "msg": "Input should be a valid integer", "input": [1]}
+            ])
+        );
+        assert_eq!(
+            parse_body(Some(&json!({"question": "q"}))),
+            Ok(QueryBody {
+                question: "q".into(),
+                n_results: 10
+            })
+        );
+        assert_eq!(
+            Value::Array(parse_body(None).unwrap_err()),
+            json!([{"type": "missing", "loc": ["body"], "msg": "Field required", "input": null}])
+        );
+        assert_eq!(
+            parse_body(Some(&json!([1]))).unwrap_err()[0]["type"],
+            "model_attributes_type"
+        );
+    }
+}
