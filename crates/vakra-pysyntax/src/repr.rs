@@ -205,7 +205,7 @@ pub(crate) fn quote_choices(
 
 /// `_str_literal_helper`'s last resort when no quote fits: `repr(s)`
 /// without its quotes, and the quote it used.
-pub(crate) fn repr_fallback(s: &str, quote_types: &[&'static str]) -> (String, Vec<&'static str>) {
+fn repr_fallback(s: &str, quote_types: &[&'static str]) -> (String, Vec<&'static str>) {
     let repr = repr_str(s);
     let first = if repr.starts_with('"') { "\"" } else { "'" };
     let quote = quote_types

@@ -2,9 +2,10 @@
 //! `ast.unparse` does, so printed catalog expressions match the reference.
 //!
 //! The only departures are for trees CPython could not have produced or
-//! cannot print: `u'...'` strings lose their `u` (the tree does not record
-//! it), and an f-string field whose expression needs a backslash is written
-//! as is (valid since Python 3.12) where CPython raises an error.
+//! cannot print validly: `u'...'` strings lose their `u` (the tree does not
+//! record it), and f-strings whose fields need backslashes or run out of
+//! quote kinds (nested more than four deep) are written in Python 3.12's
+//! syntax where CPython 3.11 raises an error or emits invalid escapes.
 
 use std::fmt;
 
@@ -13,8 +14,8 @@ use crate::ast::{
     Keyword, Param, UnaryOp,
 };
 use crate::repr::{
-    ALL_QUOTES, push_literal_escaped, push_repr_body, quote_choices, repr_bytes, repr_fallback,
-    repr_float, repr_str, str_literal_helper,
+    ALL_QUOTES, push_literal_escaped, push_repr_body, quote_choices, repr_bytes, repr_float,
+    repr_str, str_literal_helper,
 };
 
 /// Operator precedence levels of `ast._Precedence`, lowest first.
@@ -465,11 +466,12 @@ impl Unparser {
     /// `visit_JoinedStr`: picks quotes that work for every part, escaping
     /// whitespace only in literal parts.
     ///
-    /// Where CPython re-escapes the text of replacement fields, it only
-    /// succeeds when that text has nothing to escape (it refuses fields
-    /// containing a backslash), so field text is used as is here: the same
-    /// output whenever CPython has one, and no exponential growth when
-    /// nested f-strings run out of quotes.
+    /// CPython also escapes the text of replacement fields, which only
+    /// gives valid source when there is nothing to escape (it refuses
+    /// fields needing a backslash). Field text is used as is here instead:
+    /// the same output whenever CPython's is valid, and otherwise output
+    /// valid since Python 3.12 (which lets a field reuse the enclosing
+    /// quotes) rather than escapes that grow exponentially with nesting.
     fn joined_str(&mut self, parts: &[FStringPart]) {
         self.out.push('f');
         if self.avoid_backslashes {
@@ -492,10 +494,8 @@ impl Unparser {
                 str_literal_helper(chunk, &quote_types, true)
             } else {
                 let mut body = chunk.clone();
-                match quote_choices(&mut body, &quote_types) {
-                    Some(quotes) => (body, quotes),
-                    None => repr_fallback(chunk, &quote_types),
-                }
+                let quotes = quote_choices(&mut body, &quote_types);
+                (body, quotes.unwrap_or_else(|| quote_types.clone()))
             };
             bodies.push(body);
             if new_quotes.iter().all(|q| !quote_types.contains(q)) {
@@ -508,7 +508,10 @@ impl Unparser {
             quote_types = vec!["'''"];
             bodies = chunks
                 .iter()
-                .map(|(chunk, _)| {
+                .map(|(chunk, is_literal)| {
+                    if !is_literal {
+                        return chunk.clone();
+                    }
                     let mut body = String::new();
                     push_repr_body(&mut body, chunk, '\'');
                     body
