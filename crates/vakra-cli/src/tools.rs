@@ -52,7 +52,10 @@ pub fn run(args: ToolsArgs) -> anyhow::Result<()> {
                     .collect();
                 serde_json::to_string_pretty(&listed)? + "\n"
             } else {
-                tools.iter().map(|t| format!("{}\t{}\n", t.name, t.description)).collect()
+                tools
+                    .iter()
+                    .map(|t| format!("{}\t{}\n", t.name, t.description))
+                    .collect()
             };
             write_stdout(&text)
         }

@@ -28,8 +28,12 @@ impl BpoToolServer {
             .tools()
             .into_iter()
             .map(|spec| {
-                let mut tool = Tool::new(spec.name.clone(), spec.description, Arc::new(spec.input_schema))
-                    .with_meta(MetaObject(vakra_bpo::tool_meta()));
+                let mut tool = Tool::new(
+                    spec.name.clone(),
+                    spec.description,
+                    Arc::new(spec.input_schema),
+                )
+                .with_meta(MetaObject(vakra_bpo::tool_meta()));
                 if let Some(schema) = data.output_schema(&spec.name) {
                     tool = tool.with_raw_output_schema(Arc::new(schema));
                 }

@@ -132,8 +132,10 @@ impl ServerOptions {
         tools.list_changed = Some(false);
         capabilities.tools = Some(tools);
         let mut config = ServerConfig::new(capabilities);
-        config.server_info =
-            Implementation::new(self.server_name.as_deref().unwrap_or(default_name), env!("CARGO_PKG_VERSION"));
+        config.server_info = Implementation::new(
+            self.server_name.as_deref().unwrap_or(default_name),
+            env!("CARGO_PKG_VERSION"),
+        );
         config
     }
 
@@ -222,7 +224,12 @@ impl EnvServer {
                 );
                 let retrievers = Arc::new(vakra_retrieval::Retrievers::open(&options.root)?);
                 let info = options.server_config("capability-4-combined-mcp");
-                Ok(EnvServer::Combined(CombinedServer::new(rest, retrievers, &spec.domains, info)?))
+                Ok(EnvServer::Combined(CombinedServer::new(
+                    rest,
+                    retrievers,
+                    &spec.domains,
+                    info,
+                )?))
             }
             Capability::One => Err(SpecError::NotAvailable {
                 capability: spec.capability,
