@@ -1,0 +1,278 @@
+//! Columns: shared values plus an optional row selection, and what pandas infers for them.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::cell::Cell;
+use crate::table::Dtype;
+
+/// Which kinds of Python values a sequence holds, which is all pandas' list inference and
+/// numpy's array conversion look at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Kinds {
+    pub(crate) none: bool,
+    pub(crate) bool: bool,
+    pub(crate) int: bool,
+    pub(crate) negative: bool,
+    pub(crate) uint: bool,
+    pub(crate) float: bool,
+    pub(crate) nan: bool,
+    pub(crate) text: bool,
+}
+
+impl Kinds {
+    pub(crate) fn of<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Kinds {
+        let mut k = Kinds::default();
+        for cell in cells {
+            match cell {
+                Cell::None => k.none = true,
+                Cell::Bool(_) => k.bool = true,
+                Cell::Int(i) => {
+                    k.int = true;
+                    k.negative |= *i < 0;
+                }
+                Cell::UInt(_) => k.uint = true,
+                Cell::Float(x) => {
+                    k.float = true;
+                    k.nan |= x.is_nan();
+                }
+                Cell::Str(_) | Cell::Bytes(_) => k.text = true,
+            }
+        }
+        k
+    }
+
+    fn numbers(self) -> bool {
+        self.int || self.uint || self.float
+    }
+
+    /// The dtype `pd.DataFrame` gives a non-empty list with these kinds, and whether storing
+    /// the values in it changes them (ints or `None` next to floats become floats).
+    pub(crate) fn frame_dtype(self) -> (Dtype, bool) {
+        if self.text {
+            return (Dtype::Object, false);
+        }
+        if self.bool {
+            let only_bools = !self.numbers() && !self.none;
+            return (
+                if only_bools {
+                    Dtype::Bool
+                } else {
+                    Dtype::Object
+                },
+                false,
+            );
+        }
+        if !self.numbers() {
+            return (Dtype::Object, false);
+        }
+        if self.float || self.none {
+            return (Dtype::Float64, self.int || self.uint || self.none);
+        }
+        if self.uint {
+            return (
+                if self.negative {
+                    Dtype::Object
+                } else {
+                    Dtype::UInt64
+                },
+                false,
+            );
+        }
+        (Dtype::Int64, false)
+    }
+
+    /// The dtype every non-empty subset of values with these kinds gets, when it does not
+    /// depend on the subset.
+    fn frame_dtype_of_any_subset(self) -> Option<Dtype> {
+        let only = |k: Kinds| {
+            self == Kinds {
+                negative: self.negative,
+                nan: self.nan,
+                ..k
+            }
+        };
+        if only(Kinds {
+            int: true,
+            ..Kinds::default()
+        }) {
+            Some(Dtype::Int64)
+        } else if only(Kinds {
+            float: true,
+            ..Kinds::default()
+        }) {
+            Some(Dtype::Float64)
+        } else if !self.numbers() && !self.bool {
+            Some(Dtype::Object)
+        } else {
+            None
+        }
+    }
+}
+
+/// One named column.
+///
+/// Columns are cheap to share and to subset: a filter or a sort produces views (row indices
+/// into the parent's values) instead of copying every cell of every column, and the values are
+/// gathered only when a tool needs them as a slice.
+#[derive(Debug, Clone)]
+pub struct Column {
+    name: Arc<str>,
+    data: Arc<ColumnData>,
+}
+
+#[derive(Debug)]
+struct Base {
+    cells: Vec<Cell>,
+    kinds: OnceLock<Kinds>,
+}
+
+#[derive(Debug)]
+struct ColumnData {
+    base: Arc<Base>,
+    /// The rows of `base` this column holds, in order; `None` for all of them.
+    rows: Option<Arc<Vec<u32>>>,
+    gathered: OnceLock<Vec<Cell>>,
+    /// What `pd.DataFrame` makes of the values: their dtype, and the converted column when the
+    /// round trip changes values.
+    inferred: OnceLock<(Dtype, Option<Column>)>,
+}
+
+impl Column {
+    /// A column from its name and values.
+    pub fn new(name: impl Into<Arc<str>>, cells: Vec<Cell>) -> Self {
+        let base = Base {
+            cells,
+            kinds: OnceLock::new(),
+        };
+        Self::from_base(name.into(), Arc::new(base), None)
+    }
+
+    fn from_base(name: Arc<str>, base: Arc<Base>, rows: Option<Arc<Vec<u32>>>) -> Self {
+        Self {
+            name,
+            data: Arc::new(ColumnData {
+                base,
+                rows,
+                gathered: OnceLock::new(),
+                inferred: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The key in the reference's dict.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.data
+            .rows
+            .as_ref()
+            .map_or(self.data.base.cells.len(), |r| r.len())
+    }
+
+    /// Whether the column has no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value in row `row`.
+    ///
+    /// # Panics
+    /// When `row >= self.len()`, like slice indexing.
+    pub fn get(&self, row: usize) -> &Cell {
+        match &self.data.rows {
+            None => &self.data.base.cells[row],
+            Some(rows) => &self.data.base.cells[rows[row] as usize],
+        }
+    }
+
+    /// The values in row order, without gathering a view.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Cell> + Clone + '_ {
+        (0..self.len()).map(move |i| self.get(i))
+    }
+
+    /// The values as a slice (a view is gathered once, on first use).
+    pub fn cells(&self) -> &[Cell] {
+        let base = &self.data.base.cells;
+        match &self.data.rows {
+            None => base,
+            Some(rows) => self
+                .data
+                .gathered
+                .get_or_init(|| rows.iter().map(|&r| base[r as usize].clone()).collect()),
+        }
+    }
+
+    /// A column of the same name with other values.
+    pub(crate) fn with_cells(&self, cells: Vec<Cell>) -> Column {
+        Column::new(Arc::clone(&self.name), cells)
+    }
+
+    /// The kinds of all values this column's values are drawn from (a superset of its own).
+    fn base_kinds(&self) -> Kinds {
+        *self
+            .data
+            .base
+            .kinds
+            .get_or_init(|| Kinds::of(&self.data.base.cells))
+    }
+
+    /// Whether some value may be NaN (never a false negative).
+    pub(crate) fn may_hold_nan(&self) -> bool {
+        self.base_kinds().nan
+    }
+
+    /// The rows `rows` (indices into this column) as a view on the same values.
+    pub(crate) fn select(&self, rows: &Arc<Vec<u32>>) -> Column {
+        if rows.len() == self.len() && rows.iter().enumerate().all(|(i, r)| i == *r as usize) {
+            return self.clone();
+        }
+        let composed = match &self.data.rows {
+            None => Arc::clone(rows),
+            Some(own) => Arc::new(rows.iter().map(|&r| own[r as usize]).collect()),
+        };
+        Column::from_base(
+            Arc::clone(&self.name),
+            Arc::clone(&self.data.base),
+            Some(composed),
+        )
+    }
+
+    /// The first `n` rows.
+    pub(crate) fn prefix(&self, n: usize) -> Column {
+        if n >= self.len() {
+            return self.clone();
+        }
+        self.select(&Arc::new((0..n as u32).collect()))
+    }
+
+    /// `pd.DataFrame`'s dtype for this column and the column as pandas stores it.
+    pub(crate) fn frame(&self) -> (Dtype, Column) {
+        let (dtype, converted) = self.data.inferred.get_or_init(|| {
+            if self.is_empty() {
+                return (Dtype::Float64, None);
+            }
+            if let Some(dtype) = self.base_kinds().frame_dtype_of_any_subset() {
+                return (dtype, None);
+            }
+            let (dtype, convert) = Kinds::of(self.iter()).frame_dtype();
+            let converted =
+                convert.then(|| self.with_cells(self.iter().map(to_float_cell).collect()));
+            (dtype, converted)
+        });
+        (*dtype, converted.clone().unwrap_or_else(|| self.clone()))
+    }
+}
+
+/// A value as stored in a float64 column (None becomes NaN, bools become 0.0/1.0).
+pub(crate) fn to_float_cell(cell: &Cell) -> Cell {
+    match cell {
+        Cell::None => Cell::Float(f64::NAN),
+        Cell::Bool(b) => Cell::Float(if *b { 1.0 } else { 0.0 }),
+        Cell::Int(i) => Cell::Float(*i as f64),
+        Cell::UInt(u) => Cell::Float(*u as f64),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,473 @@
+//! `initialize_active_data`: a universe's table from SQLite, with the reference's SQL text,
+//! join order, column naming and error texts (§3.2–§3.4 of the spec).
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use rusqlite::{Connection, OpenFlags};
+use serde::{Deserialize, Serialize};
+use vakra_catalog::FetchMode;
+use vakra_sql::{Database, Fetched, SqlError, SqlValue};
+
+use crate::cell::str_repr;
+use crate::error::FrameError;
+use crate::pystr::py_strip;
+use crate::table::Table;
+
+/// The `init_args` of a universe in the mapping YAML (the arguments of the ground-truth
+/// `initialize_active_data` call).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InitArgs {
+    /// Alias → table, in file order: the first alias anchors the `FROM`, the last one names the
+    /// single-table result, and the order decides the column order.
+    pub alias_to_table_dict: IndexMap<String, TableSpec>,
+    /// Join conditions `[left "alias.column", right "alias.column", join type]`; the join type
+    /// is ignored (always INNER).
+    pub condition_sequence: Vec<Vec<String>>,
+    /// The database file; the servers overwrite it with their own path before loading.
+    pub database_path: String,
+}
+
+/// One entry of `alias_to_table_dict`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSpec {
+    /// The prefix of the output column names (`<modified>_<column>`).
+    pub modified_table_name: String,
+    /// The SQLite table.
+    pub original_table_name: String,
+}
+
+/// Loads a universe's table from the server's database, as `_load_tool_universe` does after
+/// overwriting `database_path` with the configured path: `init_args.database_path` is ignored
+/// and `db`'s path is the one checked and quoted in errors.
+pub fn load_universe(db: &Database, init_args: &InitArgs) -> Result<Table, FrameError> {
+    let path = db.path();
+    if !path.is_file() {
+        return Err(missing_database(&path.display().to_string()));
+    }
+    build(&PooledSource(db), init_args)
+}
+
+/// `initialize_active_data(**init_args)` as called directly by a client (the hidden tool):
+/// the table is read from `init_args.database_path`, whatever file that names.
+pub fn initialize_active_data(init_args: &InitArgs) -> Result<Table, FrameError> {
+    let path = Path::new(&init_args.database_path);
+    if !path.is_file() {
+        return Err(missing_database(&init_args.database_path));
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)
+        .map_err(|e| FrameError::new(sqlite_message(&e)))?;
+    build(&OwnSource(conn), init_args)
+}
+
+fn missing_database(path: &str) -> FrameError {
+    FrameError::new(format!("failed, can't find database at location ({path})"))
+}
+
+/// Where statements run: the server's pooled read-only database, or a file opened for a direct
+/// `initialize_active_data` call.
+trait Source {
+    fn fetch(&self, sql: &str, binds: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, String>;
+}
+
+struct PooledSource<'a>(&'a Database);
+
+impl Source for PooledSource<'_> {
+    fn fetch(&self, sql: &str, binds: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, String> {
+        match self.0.query(sql, binds, FetchMode::All) {
+            Ok(Fetched::All(rows)) => Ok(rows),
+            Ok(Fetched::One(row)) => Ok(row.into_iter().collect()),
+            Err(SqlError::Sqlite(e)) => Err(sqlite_message(&e)),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+struct OwnSource(Connection);
+
+impl Source for OwnSource {
+    fn fetch(&self, sql: &str, binds: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, String> {
+        let run = || -> rusqlite::Result<Vec<Vec<SqlValue>>> {
+            let mut stmt = self.0.prepare(sql)?;
+            let width = stmt.column_count();
+            let mut rows = stmt.query(rusqlite::params_from_iter(binds.iter()))?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next()? {
+                let mut cells = Vec::with_capacity(width);
+                for i in 0..width {
+                    cells.push(sql_value(row.get_ref(i)?)?);
+                }
+                out.push(cells);
+            }
+            Ok(out)
+        };
+        run().map_err(|e| sqlite_message(&e))
+    }
+}
+
+fn sql_value(value: rusqlite::types::ValueRef<'_>) -> rusqlite::Result<SqlValue> {
+    use rusqlite::types::ValueRef;
+    Ok(match value {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(i) => SqlValue::Integer(i),
+        ValueRef::Real(x) => SqlValue::Real(x),
+        ValueRef::Text(t) => SqlValue::Text(
+            std::str::from_utf8(t)
+                .map_err(rusqlite::Error::Utf8Error)?
+                .to_owned(),
+        ),
+        ValueRef::Blob(b) => SqlValue::Blob(b.to_vec()),
+    })
+}
+
+/// The text Python's `sqlite3` puts in its exceptions: SQLite's own error message.
+fn sqlite_message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn build(source: &dyn Source, args: &InitArgs) -> Result<Table, FrameError> {
+    if args.condition_sequence.is_empty() {
+        single_table(source, args)
+    } else {
+        joined_tables(source, args)
+    }
+}
+
+/// The reference's column-name sanitising, applied to column names only.
+pub fn make_safe(name: &str) -> String {
+    py_strip(name)
+        .replace(' ', "_")
+        .replace(['(', ')'], "")
+        .replace(['/', '-'], "_")
+}
+
+/// SQLite keywords the reference quotes table names for (its own list, not SQLite's).
+const RESERVED: &[&str] = &[
+    "ABORT",
+    "ADD",
+    "AFTER",
+    "ALL",
+    "ALTER",
+    "ANALYZE",
+    "AND",
+    "AS",
+    "ASC",
+    "ATTACH",
+    "AUTOINCREMENT",
+    "BEFORE",
+    "BETWEEN",
+    "BY",
+    "CASE",
+    "CAST",
+    "CHECK",
+    "COLLATE",
+    "COLUMN",
+    "CONSTRAINT",
+    "CREATE",
+    "CROSS",
+    "CURRENT",
+    "CURRENT_TIME",
+    "CURRENT_TIMESTAMP",
+    "DATABASE",
+    "DEFAULT",
+    "DEFERRABLE",
+    "DEFERRED",
+    "DELETE",
+    "DESC",
+    "DETACH",
+    "DISTINCT",
+    "DROP",
+    "EACH",
+    "ELSE",
+    "END",
+    "ESCAPE",
+    "EXCEPT",
+    "EXCLUSIVE",
+    "EXISTS",
+    "EXPLAIN",
+    "FAIL",
+    "FILTER",
+    "FOR",
+    "FOREIGN",
+    "FROM",
+    "GLOB",
+    "GROUP",
+    "HAVING",
+    "IF",
+    "IGNORE",
+    "IMMEDIATE",
+    "IN",
+    "INDEX",
+    "INDEXED",
+    "INNER",
+    "INSERT",
+    "INSTEAD",
+    "INTERSECT",
+    "INTO",
+    "IS",
+    "ISNULL",
+    "JOIN",
+    "KEY",
+    "LEFT",
+    "LIKE",
+    "LIMIT",
+    "MATCH",
+    "NATURAL",
+    "NO",
+    "NOT",
+    "NOTNULL",
+    "NULL",
+    "OF",
+    "OFFSET",
+    "ON",
+    "OR",
+    "ORDER",
+    "OUTER",
+    "PLAN",
+    "PRAGMA",
+    "PRIMARY",
+    "QUERY",
+    "RAISE",
+    "RECURSIVE",
+    "REFERENCES",
+    "REGEXP",
+    "REINDEX",
+    "RELEASE",
+    "ROLLBACK",
+    "ROW",
+    "SAVEPOINT",
+    "SELECT",
+    "SET",
+    "TABLE",
+    "TEMP",
+    "TEMPORARY",
+    "THEN",
+    "TO",
+    "TRANSACTION",
+    "TRIGGER",
+    "UNION",
+    "UNIQUE",
+    "UPDATE",
+    "USING",
+    "VACUUM",
+    "VALUES",
+    "VIEW",
+    "VIRTUAL",
+    "SQLITE_SEQUENCE",
+];
+
+fn needs_backticks(table: &str) -> bool {
+    RESERVED.contains(&table.to_uppercase().as_str()) || make_safe(table) != table
+}
+
+const TABLE_LIST_SQL: &str = "SELECT name FROM sqlite_master WHERE type='table';";
+
+/// `pandas.read_sql_query`'s wrapping of a failed statement.
+fn execution_failed(sql: &str, msg: &str) -> FrameError {
+    FrameError::new(format!("Execution failed on sql '{sql}': {msg}"))
+}
+
+fn single_table(source: &dyn Source, args: &InitArgs) -> Result<Table, FrameError> {
+    let mut result = None;
+    for (alias, spec) in &args.alias_to_table_dict {
+        let (columns, rows) = read_table(source, &spec.original_table_name)?;
+        let safe: Vec<String> = columns.iter().map(|c| make_safe(c)).collect();
+        let names = if alias.is_empty() {
+            safe
+        } else {
+            safe.iter()
+                .map(|c| format!("{}_{c}", spec.modified_table_name))
+                .collect()
+        };
+        result = Some(Table::from_sql(names, rows));
+    }
+    result.ok_or_else(|| {
+        FrameError::new(
+            "cannot access local variable 'alias' where it is not associated with a value",
+        )
+    })
+}
+
+/// `SELECT * FROM <t>;` and its column names, or the reference's "Did not find table" text.
+fn read_table(
+    source: &dyn Source,
+    table: &str,
+) -> Result<(Vec<String>, Vec<Vec<SqlValue>>), FrameError> {
+    let sql = if needs_backticks(table) {
+        format!("SELECT * FROM `{table}`;")
+    } else {
+        format!("SELECT * FROM {table};")
+    };
+    match source.fetch(&sql, &[]) {
+        Ok(rows) => {
+            let columns = select_star_columns(source, table)?;
+            Ok((columns, rows))
+        }
+        Err(_) => {
+            let names = source
+                .fetch(TABLE_LIST_SQL, &[])
+                .map_err(|msg| execution_failed(TABLE_LIST_SQL, &msg))?;
+            let names: Vec<String> = names
+                .into_iter()
+                .filter_map(|row| match row.into_iter().next() {
+                    Some(SqlValue::Text(t)) => Some(t),
+                    _ => None,
+                })
+                .collect();
+            Err(FrameError::new(format!(
+                "Did not find table '{table}' in connection. Only found {}",
+                numpy_str_array(&names)
+            )))
+        }
+    }
+}
+
+/// The names `SELECT *` yields: every column that is not a hidden column of a virtual table.
+fn select_star_columns(source: &dyn Source, table: &str) -> Result<Vec<String>, FrameError> {
+    let sql = "SELECT name, hidden FROM pragma_table_xinfo(?1)";
+    let rows = source
+        .fetch(sql, &[SqlValue::Text(table.to_owned())])
+        .map_err(FrameError::new)?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| {
+            let mut it = row.into_iter();
+            match (it.next(), it.next()) {
+                (Some(SqlValue::Text(name)), Some(SqlValue::Integer(hidden))) if hidden != 1 => {
+                    Some(name)
+                }
+                _ => None,
+            }
+        })
+        .collect())
+}
+
+fn joined_tables(source: &dyn Source, args: &InitArgs) -> Result<Table, FrameError> {
+    let dict = &args.alias_to_table_dict;
+    let mut table_columns: IndexMap<&str, Vec<String>> = IndexMap::new();
+    for (alias, spec) in dict {
+        let sql = format!("PRAGMA table_info(\"{}\")", spec.original_table_name);
+        let rows = source.fetch(&sql, &[]).map_err(FrameError::new)?;
+        let names = rows
+            .into_iter()
+            .filter_map(|row| match row.into_iter().nth(1) {
+                Some(SqlValue::Text(name)) => Some(name),
+                _ => None,
+            })
+            .collect();
+        table_columns.insert(alias.as_str(), names);
+    }
+
+    let mut select_parts = Vec::new();
+    let mut output_names = Vec::new();
+    for (alias, spec) in dict {
+        for col in &table_columns[alias.as_str()] {
+            let out = format!("{}_{}", spec.modified_table_name, make_safe(col));
+            select_parts.push(format!("\"{alias}\".\"{col}\" AS \"{out}\""));
+            output_names.push(out);
+        }
+    }
+
+    let (first_alias, first_spec) = dict
+        .first()
+        .ok_or_else(|| FrameError::new("list index out of range"))?;
+    let from_clause = format!(
+        "\"{}\" AS \"{first_alias}\"",
+        first_spec.original_table_name
+    );
+
+    let mut joined = vec![first_alias.as_str()];
+    let mut join_clauses = Vec::new();
+    for condition in &args.condition_sequence {
+        let (left, right) = match (condition.first(), condition.get(1)) {
+            (Some(l), Some(r)) => (l, r),
+            _ => return Err(FrameError::new("list index out of range")),
+        };
+        let (left_alias, left_raw) = split_reference(left)?;
+        let (right_alias, right_raw) = split_reference(right)?;
+        let left_col = resolve_column(&table_columns, left_alias, left_raw);
+        let right_col = resolve_column(&table_columns, right_alias, right_raw);
+        if !joined.contains(&right_alias) && dict.contains_key(right_alias) {
+            join_clauses.push(format!(
+                "INNER JOIN \"{}\" AS \"{right_alias}\" ON \"{left_alias}\".\"{left_col}\" = \"{right_alias}\".\"{right_col}\"",
+                dict[right_alias].original_table_name
+            ));
+            joined.push(right_alias);
+        } else if !joined.contains(&left_alias) && dict.contains_key(left_alias) {
+            join_clauses.push(format!(
+                "INNER JOIN \"{}\" AS \"{left_alias}\" ON \"{right_alias}\".\"{right_col}\" = \"{left_alias}\".\"{left_col}\"",
+                dict[left_alias].original_table_name
+            ));
+            joined.push(left_alias);
+        }
+    }
+
+    let query = format!(
+        "SELECT {} FROM {from_clause} {}",
+        select_parts.join(", "),
+        join_clauses.join(" ")
+    );
+    let rows = source
+        .fetch(&query, &[])
+        .map_err(|msg| execution_failed(&query, &msg))?;
+    Ok(Table::from_sql(output_names, rows))
+}
+
+/// `"alias.column".split('.', 1)` unpacked into two names.
+fn split_reference(reference: &str) -> Result<(&str, &str), FrameError> {
+    reference
+        .split_once('.')
+        .ok_or_else(|| FrameError::new("not enough values to unpack (expected 2, got 1)"))
+}
+
+/// The column of `alias` equal to `raw` ignoring case, else `raw` itself.
+fn resolve_column<'a>(
+    columns: &'a IndexMap<&str, Vec<String>>,
+    alias: &str,
+    raw: &'a str,
+) -> &'a str {
+    let lowered = raw.to_lowercase();
+    columns
+        .get(alias)
+        .and_then(|cols| cols.iter().find(|c| c.to_lowercase() == lowered))
+        .map_or(raw, String::as_str)
+}
+
+/// `str(numpy_array)` of an object array of strings, as the reference interpolates
+/// `df['name'].values`: reprs separated by spaces, wrapped at 75 columns with a one-space
+/// hanging indent, summarised as `first three ... last three` beyond 1000 items.
+pub(crate) fn numpy_str_array(items: &[String]) -> String {
+    const LINE_WIDTH: usize = 74; // numpy's 75 minus the closing bracket
+    const HANGING: &str = " ";
+    let words: Vec<String> = items.iter().map(|s| str_repr(s)).collect();
+    let summarise = words.len() > 1000;
+    let mut sequence: Vec<&str> = Vec::new();
+    if summarise {
+        sequence.extend(words[..3].iter().map(String::as_str));
+        sequence.push("...");
+        sequence.extend(words[words.len() - 3..].iter().map(String::as_str));
+    } else {
+        sequence.extend(words.iter().map(String::as_str));
+    }
+    let mut text = String::new();
+    let mut line = String::from(HANGING);
+    let count = sequence.len();
+    for (i, word) in sequence.into_iter().enumerate() {
+        let too_long = line.chars().count() + word.chars().count() > LINE_WIDTH;
+        if too_long && line.chars().count() > HANGING.len() {
+            text.push_str(line.trim_end());
+            text.push('\n');
+            line = String::from(HANGING);
+        }
+        line.push_str(word);
+        if i + 1 < count {
+            line.push(' ');
+        }
+    }
+    text.push_str(&line);
+    format!("[{}]", &text[HANGING.len()..])
+}
