@@ -15,8 +15,17 @@ pub fn float_repr(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.to_owned();
     }
-    // Rust's `{:e}` yields the shortest round-trip digits, e.g. "-1.5e-7".
-    let sci = format!("{x:e}");
+    // Rust's `{:e}` gives the shortest round-trip length; among the candidates of that length
+    // Python picks the correctly rounded one, which `{:.*e}` at that precision yields.
+    let shortest = format!("{x:e}");
+    let length = shortest
+        .split('e')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(char::is_ascii_digit)
+        .count();
+    let sci = format!("{:.*e}", length.saturating_sub(1), x);
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let (negative, mantissa) = match mantissa.strip_prefix('-') {

@@ -95,3 +95,16 @@ fn round_trips_random_bit_patterns() {
         assert!(text.contains('.') || text.contains('e'), "{text}");
     }
 }
+
+#[test]
+fn ties_at_the_shortest_length_round_like_python() {
+    // expected texts are CPython 3.11's repr
+    assert_eq!(
+        vakra_pyjson::float_repr(1249999999999998.25),
+        "1249999999999998.2"
+    );
+    assert_eq!(
+        vakra_pyjson::float_repr(99.99880981445312),
+        "99.99880981445312"
+    );
+}
