@@ -56,6 +56,19 @@ struct DataArgs {
     /// Per-statement SQL time limit in seconds.
     #[arg(long, default_value_t = 30.0)]
     sql_time_limit: f64,
+    /// Capability 1's server class: router (the benchmark's), slot_filling or selection.
+    #[arg(
+        long = "server-type",
+        env = "MCP_SERVER_TYPE",
+        default_value = "router"
+    )]
+    server_type: String,
+    /// Capability 1: the most table data (MiB) one session may keep under handles.
+    #[arg(long = "session-memory-mib", default_value_t = 2048)]
+    session_memory_mib: usize,
+    /// MCP sessions over HTTP idle this many seconds are closed.
+    #[arg(long = "session-idle-secs", default_value_t = 1800)]
+    session_idle_secs: u64,
 }
 
 impl DataArgs {
@@ -75,6 +88,10 @@ impl DataArgs {
                 .unwrap_or_else(|_| "http://localhost:8000".into()),
             server_name: std::env::var("MCP_SERVER_NAME").ok(),
             sql_time_limit: Duration::from_secs_f64(self.sql_time_limit),
+            chaining_mode: self.server_type.parse()?,
+            max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
+            session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
+            chaining_data: Default::default(),
         })
     }
 }

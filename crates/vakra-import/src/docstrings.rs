@@ -47,7 +47,7 @@ pub fn bpo_texts(repo: &Path) -> Result<Option<Value>, ImportError> {
     Ok(Some(json!({"tools": tools, "models": models})))
 }
 
-fn parse(path: &Path) -> Result<Vec<Stmt>, ImportError> {
+pub(crate) fn parse(path: &Path) -> Result<Vec<Stmt>, ImportError> {
     let source = std::fs::read_to_string(path).map_err(io_error(path))?;
     vakra_pysyntax::parse_module(&source)
         .map(|m| m.body)
@@ -57,7 +57,7 @@ fn parse(path: &Path) -> Result<Vec<Stmt>, ImportError> {
         })
 }
 
-fn docstring(body: &[Stmt]) -> Option<String> {
+pub(crate) fn docstring(body: &[Stmt]) -> Option<String> {
     match &body.first()?.kind {
         StmtKind::Expr(e) => match &e.kind {
             ExprKind::Constant(Constant::Str(s)) => Some(s.clone()),

@@ -8,9 +8,10 @@
 //! fetch mode, the empty-result template and the success expression. Only the modules the app
 //! mounts are imported, in mount order ([`app`]). Endpoints that do not fit the catalog are listed,
 //! never silently dropped. The data files the other capabilities read are copied
-//! ([`data_files`]), and a dataset's databases and documents are linked in ([`dataset`]).
+//! ([`data_files`]), capability 1's mapping and tool texts are converted ([`chaining`]), and a dataset's databases and documents are linked in ([`dataset`]).
 
 pub mod app;
+pub mod chaining;
 pub mod data_files;
 pub mod dataset;
 pub mod docstrings;
@@ -132,6 +133,9 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport, ImportError> {
         std::fs::write(&path, text).map_err(io_error(&path))?;
         report.data_files.push("bpo/descriptions.json".into());
     }
+    report
+        .data_files
+        .extend(chaining::import_chaining(repo, &root)?);
     report.missing_data_files = copied.missing;
     if let Some(dataset) = &options.dataset {
         report.linked = dataset::link_dataset(dataset, &root)?;

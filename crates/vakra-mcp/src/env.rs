@@ -1,6 +1,6 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -13,7 +13,9 @@ use vakra_catalog::DataRoot;
 use vakra_catalog::tools::domain_selected;
 use vakra_endpoint::{LoadError, RestBird};
 
-use crate::{BpoToolServer, CombinedServer, RestToolServer};
+use vakra_chaining::{ChainingEnv, ChainingOptions, ServerMode, ToolTexts, Universes};
+
+use crate::{BpoToolServer, ChainingToolServer, CombinedServer, RestToolServer};
 
 /// The benchmark's four capabilities; each has its own tool servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,11 +91,6 @@ pub enum SpecError {
         root: String,
         known: String,
     },
-    #[error("capability {capability} for domain {domain:?} is not available in this build yet")]
-    NotAvailable {
-        capability: Capability,
-        domain: String,
-    },
     #[error(transparent)]
     Load(#[from] LoadError),
     #[error(transparent)]
@@ -102,6 +99,10 @@ pub enum SpecError {
     Bpo(#[from] vakra_bpo::BpoError),
     #[error("document retrievers: {0}")]
     Retrieval(#[from] vakra_retrieval::RetrievalError),
+    #[error(transparent)]
+    Chaining(#[from] vakra_chaining::ChainingError),
+    #[error("capability 1 serves one domain at a time; got {0:?}")]
+    OneDomain(String),
 }
 
 /// Settings shared by every server of a process.
@@ -122,6 +123,21 @@ pub struct ServerOptions {
     pub server_name: Option<String>,
     /// Statements running longer are interrupted.
     pub sql_time_limit: Duration,
+    /// Capability 1's server class (the reference's `MCP_SERVER_TYPE`).
+    pub chaining_mode: ServerMode,
+    /// Capability 1: the most table data one session may hold.
+    pub max_session_bytes: usize,
+    /// MCP sessions over HTTP idle for longer are closed, with their handles.
+    pub session_idle: Duration,
+    /// Capability 1's mapping and texts, read once per process.
+    pub chaining_data: Arc<OnceLock<Result<ChainingData, String>>>,
+}
+
+/// The data-root files of capability 1.
+#[derive(Debug, Clone)]
+pub struct ChainingData {
+    pub universes: Arc<Universes>,
+    pub texts: Arc<ToolTexts>,
 }
 
 impl ServerOptions {
@@ -137,6 +153,49 @@ impl ServerOptions {
             env!("CARGO_PKG_VERSION"),
         );
         config
+    }
+
+    /// The capability-1 mapping and texts of the data root.
+    pub fn chaining_data(&self) -> Result<ChainingData, SpecError> {
+        let root = self.root.path().to_owned();
+        self.chaining_data
+            .get_or_init(|| {
+                let universes = Universes::load(&root).map_err(|e| e.to_string())?;
+                let texts = ToolTexts::load(&root).map_err(|e| e.to_string())?;
+                Ok(ChainingData {
+                    universes: Arc::new(universes),
+                    texts: Arc::new(texts),
+                })
+            })
+            .clone()
+            .map_err(|e| SpecError::Chaining(vakra_chaining::ChainingError::Startup(e)))
+    }
+
+    fn chaining(&self, spec: &SessionSpec) -> Result<EnvServer, SpecError> {
+        let [domain] = spec.domains.as_slice() else {
+            return Err(SpecError::OneDomain(spec.domains.join(",")));
+        };
+        let data = self.chaining_data()?;
+        let env = ChainingEnv::open(
+            data.universes,
+            data.texts,
+            self.db_root.clone(),
+            domain,
+            ChainingOptions {
+                mode: self.chaining_mode,
+                fix_quirks: self.fix_quirks,
+                max_session_bytes: self.max_session_bytes,
+                sql_time_limit: self.sql_time_limit,
+            },
+        )?;
+        let mut info = self.server_config("slot-filling-mcp-server");
+        if let Some(tools) = info.capabilities.tools.as_mut() {
+            tools.list_changed = Some(true);
+        }
+        Ok(EnvServer::Chaining(ChainingToolServer::new(
+            Arc::new(env),
+            info,
+        )))
     }
 
     /// Loads the REST-BIRD endpoints a session needs (only the matching domains' catalogs).
@@ -177,6 +236,7 @@ pub enum EnvServer {
     Rest(RestToolServer),
     Bpo(BpoToolServer),
     Combined(CombinedServer),
+    Chaining(ChainingToolServer),
 }
 
 impl SessionSpec {
@@ -191,6 +251,9 @@ impl EnvServer {
     pub fn open(spec: &SessionSpec, options: &ServerOptions) -> Result<Self, SpecError> {
         if spec.is_bpo() {
             return Self::bpo(options);
+        }
+        if spec.capability == Capability::One {
+            return options.chaining(spec);
         }
         let bird = options.load_rest_bird(spec)?;
         Self::build(spec, options, bird)
@@ -231,10 +294,7 @@ impl EnvServer {
                     info,
                 )?))
             }
-            Capability::One => Err(SpecError::NotAvailable {
-                capability: spec.capability,
-                domain: spec.domains.join(","),
-            }),
+            Capability::One => options.chaining(spec),
         }
     }
 
@@ -252,6 +312,7 @@ impl EnvServer {
             EnvServer::Rest(s) => EnvServer::Rest(s.clone()),
             EnvServer::Bpo(s) => EnvServer::Bpo(s.new_session()),
             EnvServer::Combined(s) => EnvServer::Combined(s.clone()),
+            EnvServer::Chaining(s) => EnvServer::Chaining(s.new_session()),
         }
     }
 
@@ -261,6 +322,7 @@ impl EnvServer {
             EnvServer::Rest(s) => s.tools().to_vec(),
             EnvServer::Bpo(s) => s.tools().to_vec(),
             EnvServer::Combined(s) => s.tools(),
+            EnvServer::Chaining(s) => s.tools(),
         };
         tools
             .iter()
@@ -279,6 +341,7 @@ impl ServerHandler for EnvServer {
             EnvServer::Rest(s) => s.get_info(),
             EnvServer::Bpo(s) => s.get_info(),
             EnvServer::Combined(s) => s.get_info(),
+            EnvServer::Chaining(s) => s.get_info(),
         }
     }
 
@@ -287,6 +350,7 @@ impl ServerHandler for EnvServer {
             EnvServer::Rest(s) => s.supported_protocol_versions(),
             EnvServer::Bpo(s) => s.supported_protocol_versions(),
             EnvServer::Combined(s) => s.supported_protocol_versions(),
+            EnvServer::Chaining(s) => s.supported_protocol_versions(),
         }
     }
 
@@ -299,6 +363,7 @@ impl ServerHandler for EnvServer {
             EnvServer::Rest(s) => s.list_tools(request, context).await,
             EnvServer::Bpo(s) => s.list_tools(request, context).await,
             EnvServer::Combined(s) => s.list_tools(request, context).await,
+            EnvServer::Chaining(s) => s.list_tools(request, context).await,
         }
     }
 
@@ -311,6 +376,7 @@ impl ServerHandler for EnvServer {
             EnvServer::Rest(s) => s.call_tool(request, context).await,
             EnvServer::Bpo(s) => s.call_tool(request, context).await,
             EnvServer::Combined(s) => s.call_tool(request, context).await,
+            EnvServer::Chaining(s) => s.call_tool(request, context).await,
         }
     }
 }

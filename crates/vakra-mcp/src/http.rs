@@ -75,15 +75,18 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
                 vakra_catalog::tools::domain_selected(&c.name, d, state.options.fix_quirks)
             })
         };
-    let bpo = spec.capability == Capability::Three && spec.domains == ["bpo"];
-    if let Some(unknown) = spec.domains.iter().find(|d| !bpo && !known(d)) {
+    let own_domains = spec.capability == Capability::One
+        || (spec.capability == Capability::Three && spec.domains == ["bpo"]);
+    if let Some(unknown) = spec.domains.iter().find(|d| !own_domains && !known(d)) {
         return Err(format!("unknown domain {unknown:?}"));
     }
     let server = EnvServer::build(spec, &state.options, Arc::clone(&state.bird))
         .map_err(|e| e.to_string())?;
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(state.options.session_idle);
     Ok(StreamableHttpService::new(
         move || Ok(server.new_session()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(sessions),
         StreamableHttpServerConfig::default(),
     ))
 }

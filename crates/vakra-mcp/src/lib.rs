@@ -8,10 +8,14 @@
 //! SDK's argument-validation messages ([`validation`]), indented ASCII-escaped JSON results, and
 //! the `Error calling API: …` texts that quote the request URL.
 //!
+//! Capability 1 ([`ChainingToolServer`]) keeps one SLOT-BIRD/SEL-BIRD session per MCP session
+//! and reproduces the SDK's validation against its cached tool list.
+//!
 //! [`EnvServer`] picks the server for a capability and domain; [`serve_stdio`] and [`http_router`]
 //! put it on a transport.
 
 mod bpo_tools;
+mod chaining_tools;
 mod combined;
 mod env;
 mod http;
@@ -20,6 +24,7 @@ mod texts;
 pub mod validation;
 
 pub use bpo_tools::BpoToolServer;
+pub use chaining_tools::ChainingToolServer;
 pub use combined::CombinedServer;
 pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
 pub use http::http_router;

@@ -1,0 +1,13 @@
+//! Why a capability-1 server cannot start.
+
+/// A capability-1 server could not be set up (tool calls never fail this way: their failures
+/// are answers).
+#[derive(Debug, thiserror::Error)]
+pub enum ChainingError {
+    #[error("capability-1 universe mapping: {0}")]
+    Mapping(String),
+    #[error("capability-1 tool texts: {0}")]
+    Texts(String),
+    #[error("{0}")]
+    Startup(String),
+}
