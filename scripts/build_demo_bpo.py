@@ -7,6 +7,9 @@ Output (the demo data root is the repository root):
   bpo/candidate_data.jsonl         one JSON object per candidate, the 22 columns of the
                                    reference's parquet file
   bpo/large_response_fixture.json  100 synthetic candidate records for the large-response tool
+  bpo/descriptions.json            the demo's own descriptions of the 32 tools and of the result
+                                   models in their output schemas (the texts below; a data root
+                                   built by `vakra import` gets the reference's instead)
 
 Only the standard library is used, and only `random.Random.random()` draws, whose sequence
 CPython guarantees for a given seed, so every run writes byte-identical files:
@@ -64,6 +67,127 @@ START = datetime.datetime(2024, 1, 8, 9, 0, 0)
 BASE_SEED = 20240108
 DAYS = 520
 
+
+# The demo's own tool descriptions, in the order the BPO server lists its tools (written for
+# vakra-rs; a data root built by `vakra import` gets the reference's texts instead).
+TOOL_DESCRIPTIONS = [
+    ("candidate_source_sla_per_source",
+     ("For the requisitions similar to the given one, the share of reviewed candidates from each"
+      " source whose review met the SLA, as a whole percentage, lowest first.")),
+    ("candidate_source_total_hires_by_source",
+     ("How many candidates each source brought to a hire across requisitions similar to the "
+      "given one, busiest source first, with the overall hire count.")),
+    ("candidate_source_candidate_volume_by_source",
+     ("Counts applicants per source for requisitions similar to the given one, with each "
+      "source's share of the total. Pass `sources` to keep only the named sources (exact "
+      "spelling).")),
+    ("candidate_source_funnel_conversion_by_source",
+     ("Per source, the percentage of applicants who got a first-round review, an interview and "
+      "an offer, for requisitions similar to the given one.")),
+    ("candidate_source_metadata_and_timeframe",
+     ("Describes where a requisition's figures come from: the period covered, the date of the "
+      "last refresh and how many similar requisitions went into them.")),
+    ("candidate_source_definitions_and_methodology",
+     ("Explains the metrics this server reports (SLA, time to fill, success rate), how they are "
+      "calculated for the given requisition, and which metrics matter most.")),
+    ("candidate_source_source_recommendation_summary",
+     ("One row per source combining the share of similar requisitions it helped fill, its review"
+      " rate, its offer acceptance rate and its hires; use it to compare sources at a glance.")),
+    ("skills_skill_analysis",
+     ("Lists the most frequent skills among candidates for requisitions similar to the given "
+      "one, with how often each occurs and whether having it goes with better or worse SLA "
+      "outcomes.")),
+    ("skills_skill_impact_fill_rate",
+     ("Compares requisitions whose candidates have the given skill with those whose candidates "
+      "do not: fill rate, days to fill and number of candidates on each side.")),
+    ("skills_skill_impact_sla",
+     ("SLA achievement among reviewed candidates who list the given skill versus those who lack "
+      "it, for requisitions similar to the given one, and the gap between them.")),
+    ("skills_skill_relevance_justification",
+     ("Decides whether the given skill is worth keeping on the requisition, and backs the "
+      "decision with its SLA and fill-rate figures.")),
+    ("skills_successful_posting_criteria",
+     ("The thresholds a job posting has to meet to count as successful (time to fill, offer "
+      "acceptance, SLA compliance, candidate quality). Takes no arguments.")),
+    ("skills_data_sources_used",
+     "Names the data sets and models behind a requisition's hiring recommendations."),
+    ("skills_skill_summary",
+     ("A short comma-separated list of the skills seen among candidates for requisitions similar"
+      " to the given one.")),
+    ("candidate_source_source_sla_score",
+     ("A single number: the SLA percentage of one source (Dice unless `source_name` says "
+      "otherwise) for requisitions similar to the given one.")),
+    ("candidate_source_inactive_sources",
+     ("Sources that exist in the data set but sent no candidates to requisitions similar to the "
+      "given one.")),
+    ("candidate_source_candidate_pipeline_status",
+     ("How many candidates each source currently has in the pipeline for requisitions similar to"
+      " the given one, with the total.")),
+    ("candidate_source_source_sla_check",
+     "Checks the SLA status of every source for a requisition in one call."),
+    ("candidate_source_funnel_status",
+     "The live status of the hiring funnel, stage by stage, for a requisition."),
+    ("candidate_source_bulk_source_data",
+     "Candidate, hire and review totals per source for a requisition, in one large pull."),
+    ("skills_model_registry",
+     "The machine-learning models registered for a requisition, with their quality figures."),
+    ("skills_skill_lookup",
+     ("Occurrence count and rate of one skill among the candidates of requisitions similar to "
+      "the given one.")),
+    ("candidate_source_source_metrics_lite",
+     "A compact per-source view of candidate, hire and SLA counts for a requisition."),
+    ("candidate_source_volume_report",
+     "A report of candidates, hires and review rate per source for a requisition."),
+    ("candidate_source_full_candidate_details",
+     "Every candidate record behind a requisition's metrics, one entry per candidate."),
+    ("candidate_source_source_directory",
+     "The catalogue of known sources with their details."),
+    ("skills_skill_deep_analysis",
+     "A layered breakdown of the leading skills for a requisition."),
+    ("candidate_source_sla_extended",
+     ("The SLA percentage of one source (Dice by default) for a requisition, together with "
+      "further analytical fields.")),
+    ("skills_analyze_skill_match",
+     ("Scores how well a skill suits a requisition from past hiring outcomes and says whether it"
+      " is a good or weak match.")),
+    ("candidate_source_requisition_details",
+     "Department, seniority, candidate count and sources of one requisition."),
+    ("candidate_source_list_all_sources",
+     "Lists the sources known to the system, a page at a time."),
+    ("candidate_source_batch_metrics",
+     "Candidate, hire and review counts for every source of a requisition, in one batch."),
+]
+# Descriptions of the result models that appear in the tools' output schemas.
+MODEL_DESCRIPTIONS = {
+    "RequisitionNotFoundResponse":
+        ("Returned instead of a result when the requisition ID is unknown; suggests close "
+         "matches."),
+    "SLAMetric": "One source's SLA percentage.",
+    "SLAPerSourceResponse": "SLA percentages, one entry per source.",
+    "HireMetric": "One source's hire count.",
+    "TotalHiresBySourceResponse": "Hires per source and in total for a requisition.",
+    "VolumeMetric": "One source's applicant count and share.",
+    "CandidateVolumeResponse": "Applicant counts per source, the total and a one-line summary.",
+    "FunnelMetric": "One source's review, interview and offer percentages.",
+    "FunnelConversionResponse": "Funnel percentages per source for a requisition.",
+    "MetadataResponse": "The period, refresh date and requisition count behind the metrics.",
+    "DefinitionsResponse":
+        "What each metric means, how it is computed, and which metrics weigh most.",
+    "SourceSummaryMetric": "One source's combined fill, review, acceptance and hire figures.",
+    "SourceRecommendationResponse":
+        "Combined figures per source and how many requisitions were compared.",
+    "SkillWithAnalysis": "A skill, how often it occurs and how it relates to SLA outcomes.",
+    "SkillAnalysisResponse": "The leading skills of similar requisitions with their SLA relation.",
+    "ImpactMetrics": "Fill rate, days to fill and pool size for one side of a comparison.",
+    "SkillImpactFillRateResponse": "Fill-rate figures with the skill and without it.",
+    "SkillImpactSLAResponse": "SLA achievement with the skill, without it, and the difference.",
+    "SkillJustificationImpact": "Fill rate, days to fill and pool size used as evidence.",
+    "SkillJustificationData": "The SLA and fill-rate evidence behind a relevance decision.",
+    "SkillRelevanceResponse": "Relevance verdict for a skill plus the evidence for it.",
+    "SuccessCriteria": "Thresholds a successful posting has to reach.",
+    "SuccessfulPostingResponse": "The success thresholds and where they come from.",
+    "DataSourcesResponse": "Data sets and models behind a requisition's recommendations.",
+}
 
 class Draw:
     """Helpers over `random()` only (its sequence is stable across CPython versions)."""
@@ -209,6 +333,17 @@ def has_skill_count_ties(rows):
     return False
 
 
+def descriptions():
+    """The descriptions file: `{"tools": [{"name", "description"}, …], "models": {name: text}}`."""
+    names = [name for name, _ in TOOL_DESCRIPTIONS]
+    if len(names) != 32 or len(set(names)) != len(names):
+        raise SystemExit("TOOL_DESCRIPTIONS must describe the 32 BPO tools once each")
+    return {
+        "tools": [{"name": name, "description": text} for name, text in TOOL_DESCRIPTIONS],
+        "models": MODEL_DESCRIPTIONS,
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "bpo",
@@ -225,6 +360,9 @@ def main():
             f.write(json.dumps({k: row[k] for k in COLUMNS}, ensure_ascii=False) + "\n")
     with open(args.out / "large_response_fixture.json", "w", encoding="utf-8", newline="\n") as f:
         json.dump(fixture(draw), f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    with open(args.out / "descriptions.json", "w", encoding="utf-8", newline="\n") as f:
+        json.dump(descriptions(), f, ensure_ascii=False, indent=2)
         f.write("\n")
     requisitions = len({r["requisition_id"] for r in rows})
     print(f"{len(rows)} candidates over {requisitions} requisitions (seed {seed}) written to {args.out}")

@@ -98,3 +98,46 @@ fn demo_covers_the_interesting_cases() {
     let v: Value = serde_json::from_str(ok_text(&out)).unwrap();
     assert_eq!(v["suggested_requisition_ids"].as_array().unwrap().len(), 4);
 }
+
+/// The committed demo files are exactly what `scripts/build_demo_bpo.py` writes (needs python3).
+#[test]
+fn demo_files_are_what_the_script_writes() {
+    let out = tempfile::tempdir().unwrap();
+    let script = demo_dir().join("../scripts/build_demo_bpo.py");
+    let run = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .expect("python3 is needed for this test");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for file in [
+        "candidate_data.jsonl",
+        "large_response_fixture.json",
+        vakra_bpo::DESCRIPTIONS_FILE,
+    ] {
+        let written = std::fs::read(out.path().join(file)).unwrap();
+        let committed = std::fs::read(demo_dir().join(file)).unwrap();
+        assert!(
+            written == committed,
+            "bpo/{file} differs from what scripts/build_demo_bpo.py writes: rerun it"
+        );
+    }
+    let mut names: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "candidate_data.jsonl",
+            "descriptions.json",
+            "large_response_fixture.json"
+        ]
+    );
+}
