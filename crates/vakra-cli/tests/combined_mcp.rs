@@ -1,0 +1,571 @@
+//! The capability-4 combined server over real MCP sessions (`vakra mcp` over stdio, `vakra
+//! serve` over streamable HTTP) on a copy of the demo data root: the domain's REST-BIRD tools
+//! followed by the `query_<domain>` tools of the domain and its distractors, their calls and
+//! result shape, bad input, a root without indexes and with a damaged one, and the tool
+//! checksums of capability 4.
+
+mod common;
+
+use std::path::Path;
+use std::process::Stdio;
+
+use common::{Server, repo_root, vakra};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Map, Value, json};
+
+type Client = RunningService<RoleClient, ()>;
+
+const DOMAINS: [&str; 3] = ["library", "weather", "weather_alerts"];
+
+/// A copy of the demo data root (catalogs and databases linked, documents and retriever files
+/// copied), with indexes built by `vakra index` when `indexed`.
+fn demo_root(indexed: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for folder in ["openapi", "databases"] {
+        std::os::unix::fs::symlink(repo_root().join(folder), dir.path().join(folder)).unwrap();
+    }
+    for folder in ["documents", "retrievers"] {
+        std::fs::create_dir(dir.path().join(folder)).unwrap();
+        for entry in std::fs::read_dir(repo_root().join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(
+                &path,
+                dir.path().join(folder).join(path.file_name().unwrap()),
+            )
+            .unwrap();
+        }
+    }
+    if indexed {
+        let output = vakra()
+            .args(["index", "--root"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("indexed 3 domains, 87 documents"),
+            "{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    dir
+}
+
+async fn stdio_client(root: &Path, capability: &str, domain: &str) -> Client {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
+    command
+        .args([
+            "mcp",
+            "--capability",
+            capability,
+            "--domain",
+            domain,
+            "--root",
+        ])
+        .arg(root)
+        .stderr(Stdio::null());
+    ().serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap()
+}
+
+async fn http_client(server: &Server, capability: &str, domain: &str) -> Client {
+    let transport = StreamableHttpClientTransport::from_uri(format!(
+        "{}/mcp/{capability}/{domain}",
+        server.base
+    ));
+    ().serve(transport).await.unwrap()
+}
+
+async fn call(client: &Client, tool: &str, arguments: Value) -> (String, bool) {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: the call failed at the protocol level: {e}"));
+    assert_eq!(result.content.len(), 1, "{tool}: one text block");
+    let text = result.content[0]
+        .as_text()
+        .expect("a text block")
+        .text
+        .clone();
+    (text, result.is_error.unwrap_or(false))
+}
+
+/// Name, description and input schema of each listed tool.
+fn listed(tools: &[Tool]) -> Vec<(String, String, Value)> {
+    tools
+        .iter()
+        .map(|t| {
+            (
+                t.name.to_string(),
+                t.description.as_deref().unwrap_or_default().to_owned(),
+                Value::Object((*t.input_schema).clone()),
+            )
+        })
+        .collect()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The retriever tools a session on `domain` must list: the negatives file's domains in its
+/// order (the demo root has no Chroma store to take another order from), described by the
+/// descriptions file, with the flattened `QueryRequest` schema.
+fn expected_retriever_tools(root: &Path, domain: &str) -> Vec<(String, String, Value)> {
+    let negatives = read_json(&root.join("retrievers/domain_negatives.json"));
+    let descriptions = read_json(&root.join("retrievers/domain_description_dict.json"));
+    negatives[domain]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let d = d.as_str().unwrap();
+            (
+                format!("query_{d}"),
+                descriptions[d]["description"].as_str().unwrap().to_owned(),
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "question": {"type": "string", "title": "Question"},
+                        "n_results": {"type": "integer", "title": "N Results", "default": 10}
+                    },
+                    "required": ["question"]
+                }),
+            )
+        })
+        .collect()
+}
+
+/// A capability-4 listing is the capability-2 listing of the same domain (same derivation and
+/// prefix filter) followed by the retriever tools.
+async fn check_listing(
+    client: &Client,
+    rest_tools: &[(String, String, Value)],
+    root: &Path,
+    domain: &str,
+) {
+    let info = client.peer_info().unwrap();
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("capability-4-combined-mcp")
+    );
+    let tools = client.list_all_tools().await.unwrap();
+    let got = listed(&tools);
+    assert!(!rest_tools.is_empty());
+    let mut expected = rest_tools.to_vec();
+    expected.extend(expected_retriever_tools(root, domain));
+    assert_eq!(got, expected, "{domain}: tools/list");
+    for tool in tools.iter().filter(|t| t.name.starts_with("query_")) {
+        let keys: Vec<&String> = tool.input_schema.keys().collect();
+        assert_eq!(keys, ["type", "properties", "required"], "{}", tool.name);
+        let properties: Vec<&String> = tool.input_schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(properties, ["question", "n_results"], "{}", tool.name);
+    }
+}
+
+async fn rest_tools(root: &Path, domain: &str) -> Vec<(String, String, Value)> {
+    let client = stdio_client(root, "2", domain).await;
+    let tools = listed(&client.list_all_tools().await.unwrap());
+    client.cancel().await.unwrap();
+    tools
+}
+
+/// Documents of a demo collection by id: (text, metadata).
+fn collection(domain: &str) -> std::collections::HashMap<String, (String, Value)> {
+    std::fs::read_to_string(repo_root().join(format!("documents/{domain}.jsonl")))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            (
+                v["id"].as_str().unwrap().to_owned(),
+                (
+                    v["text"].as_str().unwrap().to_owned(),
+                    v["metadata"].clone(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Checks a successful `query_*` text against the reference's shape and the collection, and
+/// returns the result ids in order.
+fn check_results(text: &str, domain: &str) -> Vec<String> {
+    assert!(
+        text.starts_with("{\n  \"results\": ["),
+        "json.dumps(indent=2): {text:.200}"
+    );
+    assert!(text.is_ascii(), "json.dumps escapes non-ASCII characters");
+    let value: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(value.as_object().unwrap().len(), 1, "only `results`");
+    let documents = collection(domain);
+    let mut ids = Vec::new();
+    let mut previous = f64::NEG_INFINITY;
+    for result in value["results"].as_array().unwrap() {
+        let keys: Vec<&String> = result.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["id", "text", "distance", "metadata"]);
+        let id = result["id"].as_str().unwrap();
+        let (doc_text, metadata) = documents
+            .get(id)
+            .unwrap_or_else(|| panic!("{id} is not a document of {domain}"));
+        assert_eq!(result["text"].as_str(), Some(doc_text.as_str()), "{id}");
+        assert_eq!(&result["metadata"], metadata, "{id}");
+        let meta_keys: Vec<&String> = result["metadata"].as_object().unwrap().keys().collect();
+        assert_eq!(meta_keys, ["doc_id", "from_clapnq"]);
+        let distance = result["distance"].as_f64().expect("a number");
+        assert!(
+            distance.is_finite() && distance >= previous,
+            "ascending distances"
+        );
+        previous = distance;
+        ids.push(id.to_owned());
+    }
+    ids
+}
+
+fn http_500(domain: &str) -> String {
+    format!(
+        "Error calling API: Server error '500 Internal Server Error' for url 'http://localhost:8001/{domain}/query'\n\
+         For more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/500"
+    )
+}
+
+/// Calls and bad input on one session of the `library` domain.
+async fn check_calls(client: &Client) {
+    // Default n_results 10, explicit counts, more than the collection holds.
+    let (text, is_error) = call(
+        client,
+        "query_library",
+        json!({"question": "branch history"}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(check_results(&text, "library").len(), 10);
+    let (text, _) = call(
+        client,
+        "query_library",
+        json!({"question": "branch history", "n_results": 3}),
+    )
+    .await;
+    assert_eq!(check_results(&text, "library").len(), 3);
+    let (text, _) = call(
+        client,
+        "query_library",
+        json!({"question": "branch history", "n_results": 1000}),
+    )
+    .await;
+    let mut ids = check_results(&text, "library");
+    assert_eq!(ids.len(), 30, "every document once");
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 30);
+    // A distractor domain's tool searches that domain.
+    let (text, _) = call(
+        client,
+        "query_weather_alerts",
+        json!({"question": "severity levels"}),
+    )
+    .await;
+    assert_eq!(check_results(&text, "weather_alerts").len(), 10);
+
+    // Empty and enormous questions still answer.
+    let (text, is_error) = call(client, "query_library", json!({"question": ""})).await;
+    assert!(!is_error);
+    assert_eq!(check_results(&text, "library").len(), 10);
+    let huge = "glebe streetcar depot branch history ".repeat(30_000);
+    let (text, is_error) = call(
+        client,
+        "query_library",
+        json!({"question": huge, "n_results": 3}),
+    )
+    .await;
+    assert!(!is_error);
+    assert_eq!(check_results(&text, "library")[0], "branch-glebe_7");
+
+    // n_results Chroma refuses: the wrapper's text for the retriever's 500, not an MCP error.
+    for n in [json!(0), json!(-1), json!(4_294_967_296u64)] {
+        let (text, is_error) = call(
+            client,
+            "query_library",
+            json!({"question": "q", "n_results": n}),
+        )
+        .await;
+        assert_eq!(
+            (text.as_str(), is_error),
+            (http_500("library").as_str(), false),
+            "{n}"
+        );
+    }
+    // Beyond 64 bits pydantic refuses the value: the retriever's 422.
+    let (text, is_error) = call(
+        client,
+        "query_library",
+        json!({"question": "q", "n_results": 1e20}),
+    )
+    .await;
+    assert!(!is_error);
+    assert!(text.starts_with("Error calling API: Client error '422 Unprocessable Entity' for url 'http://localhost:8001/library/query'"), "{text}");
+
+    // The SDK's argument validation.
+    for (arguments, message) in [
+        (json!({}), "'question' is a required property"),
+        (json!({"question": 5}), "5 is not of type 'string'"),
+        (
+            json!({"question": "q", "n_results": "3"}),
+            "'3' is not of type 'integer'",
+        ),
+        (
+            json!({"question": "q", "n_results": 2.5}),
+            "2.5 is not of type 'integer'",
+        ),
+    ] {
+        let (text, is_error) = call(client, "query_library", arguments.clone()).await;
+        assert_eq!(
+            (text.as_str(), is_error),
+            (format!("Input validation error: {message}").as_str(), true),
+            "{arguments}"
+        );
+    }
+    // Unknown tools, including a retriever domain this session does not offer.
+    for tool in ["query_nowhere", "query_", "no_such_tool"] {
+        let (text, is_error) = call(client, tool, json!({"question": "q"})).await;
+        assert_eq!(
+            (text.as_str(), is_error),
+            (format!("Tool '{tool}' not found").as_str(), true)
+        );
+    }
+    // REST tools answer in the same session.
+    let (text, is_error) = call(client, "get_most_borrowed_books", json!({"limit": 2})).await;
+    assert!(!is_error && text.contains("\"books\": ["), "{text}");
+}
+
+#[tokio::test]
+async fn stdio_sessions_list_and_search() {
+    let root = demo_root(true);
+    for domain in DOMAINS {
+        let rest = rest_tools(root.path(), domain).await;
+        let client = stdio_client(root.path(), "4", domain).await;
+        check_listing(&client, &rest, root.path(), domain).await;
+        client.cancel().await.unwrap();
+    }
+    let client = stdio_client(root.path(), "4", "library").await;
+    check_calls(&client).await;
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn http_sessions_list_and_search() {
+    let root = demo_root(true);
+    let server = Server::start(&["--root", root.path().to_str().unwrap()]);
+    for domain in DOMAINS {
+        let rest = rest_tools(root.path(), domain).await;
+        let client = http_client(&server, "4", domain).await;
+        check_listing(&client, &rest, root.path(), domain).await;
+        client.cancel().await.unwrap();
+    }
+    let client = http_client(&server, "4", "library").await;
+    check_calls(&client).await;
+    client.cancel().await.unwrap();
+    for bad in ["/mcp/4/nope", "/mcp/4/..%2F.."] {
+        let (status, _, body) = common::get(&format!("{}{bad}", server.base)).await;
+        assert_eq!(status, 404, "{bad}: {body}");
+    }
+}
+
+/// Each demo question's gold chunk is among the first ten results of its domain's tool, over a
+/// real session (the recall figures of docs/benchmarks.md).
+#[tokio::test]
+async fn demo_questions_find_their_gold_documents() {
+    let root = demo_root(true);
+    let text = std::fs::read_to_string(repo_root().join("demo/documents/questions.jsonl")).unwrap();
+    let questions: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(questions.len() >= 20);
+    let mut found = 0;
+    for domain in DOMAINS {
+        let client = stdio_client(root.path(), "4", domain).await;
+        for q in questions.iter().filter(|q| q["domain"] == domain) {
+            let (text, is_error) = call(
+                &client,
+                &format!("query_{domain}"),
+                json!({"question": q["question"]}),
+            )
+            .await;
+            assert!(!is_error, "{text}");
+            let ids = check_results(&text, domain);
+            let gold = q["gold_id"].as_str().unwrap();
+            assert!(
+                ids.iter().any(|id| id == gold),
+                "{}: {gold} not in {ids:?}",
+                q["question"]
+            );
+            found += 1;
+        }
+        client.cancel().await.unwrap();
+    }
+    assert_eq!(found, questions.len());
+}
+
+/// Before `vakra index` the tools are listed all the same; searches say what is missing, REST
+/// tools work. A damaged index is a clear text too, and other domains are unaffected.
+#[tokio::test]
+async fn missing_and_damaged_indexes() {
+    let root = demo_root(false);
+    let rest = rest_tools(root.path(), "library").await;
+    let client = stdio_client(root.path(), "4", "library").await;
+    check_listing(&client, &rest, root.path(), "library").await;
+    let (text, is_error) = call(&client, "query_weather", json!({"question": "station"})).await;
+    assert_eq!(
+        (text.as_str(), is_error),
+        (
+            "Error: the document index of domain 'weather' has not been built (run `vakra index`)",
+            false
+        )
+    );
+    let (_, is_error) = call(&client, "get_most_borrowed_books", json!({"limit": 2})).await;
+    assert!(!is_error);
+    client.cancel().await.unwrap();
+
+    let root = demo_root(true);
+    std::fs::write(root.path().join("indexes/library/meta.json"), "garbage").unwrap();
+    let client = stdio_client(root.path(), "4", "library").await;
+    let (text, is_error) = call(&client, "query_library", json!({"question": "branch"})).await;
+    assert_eq!(
+        (text.as_str(), is_error),
+        (
+            "Error: the document index of domain 'library' is damaged or incompatible (rebuild it with `vakra index`)",
+            false
+        )
+    );
+    let (text, _) = call(&client, "query_weather", json!({"question": "station"})).await;
+    assert_eq!(check_results(&text, "weather").len(), 10);
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn unknown_domains_are_refused() {
+    let root = demo_root(false);
+    for domain in ["nope", "../library"] {
+        let output = vakra()
+            .args(["mcp", "--capability", "4", "--domain", domain, "--root"])
+            .arg(root.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success()
+                && stderr.contains("unknown domain")
+                && !stderr.contains("panicked"),
+            "{domain}: {stderr}"
+        );
+    }
+}
+
+/// The retriever HTTP API of `vakra serve` answers as the tools do.
+#[tokio::test]
+async fn retriever_http_api() {
+    let root = demo_root(true);
+    let server = Server::start(&["--root", root.path().to_str().unwrap()]);
+    let (status, _, body) = common::get(&format!("{}/retriever/health", server.base)).await;
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    let (status, _, body) = common::get(&format!("{}/retriever/domains", server.base)).await;
+    assert_eq!(status, 200);
+    let domains: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(domains["count"], 3, "{body}");
+    let client = reqwest::Client::new();
+    let response = client
+        .post(format!("{}/retriever/library/query", server.base))
+        .json(&json!({"question": "branch history", "n_results": 4}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = response.json().await.unwrap();
+    let text = vakra_pyjson::dumps(&body, &vakra_pyjson::DumpOptions::indent2()).unwrap();
+    assert_eq!(check_results(&text, "library").len(), 4);
+    let response = client
+        .post(format!("{}/retriever/library/query", server.base))
+        .json(&json!({"n_results": 4}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 422);
+    let response = client
+        .post(format!("{}/retriever/nowhere/query", server.base))
+        .json(&json!({"question": "q"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 404);
+}
+
+/// `vakra tools checksums` on capability 4 agrees with the reference's checksum algorithm
+/// (restated in Python) applied to what an MCP session lists.
+#[tokio::test]
+async fn checksums_of_capability_4_sessions() {
+    let root = demo_root(false);
+    let dir = tempfile::tempdir().unwrap();
+    let mut expected = Map::new();
+    for domain in DOMAINS {
+        let client = stdio_client(root.path(), "4", domain).await;
+        let tools: Vec<Value> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .iter()
+            .map(|t| json!({"name": t.name, "inputSchema": Value::Object((*t.input_schema).clone())}))
+            .collect();
+        client.cancel().await.unwrap();
+        let listing = dir.path().join(format!("{domain}.json"));
+        std::fs::write(&listing, serde_json::to_string(&tools).unwrap()).unwrap();
+        // the reference's tool_checksums.compute_tool_checksum
+        let python = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import hashlib, json, sys\n\
+                 tools = json.load(open(sys.argv[1]))\n\
+                 entries = [{'name': t['name'], 'inputSchema': t['inputSchema']} for t in sorted(tools, key=lambda t: t['name'])]\n\
+                 print(hashlib.sha256(json.dumps(entries, sort_keys=True, separators=(',', ':')).encode()).hexdigest())",
+            )
+            .arg(&listing)
+            .output()
+            .expect("python3 is needed for this test");
+        assert!(
+            python.status.success(),
+            "{}",
+            String::from_utf8_lossy(&python.stderr)
+        );
+        let digest = String::from_utf8(python.stdout).unwrap().trim().to_owned();
+        expected.insert(domain.to_owned(), Value::String(digest));
+    }
+    let file = dir.path().join("tool_checksums.json");
+    std::fs::write(&file, json!({"4": expected}).to_string()).unwrap();
+    let output = vakra()
+        .args(["tools", "checksums"])
+        .arg(&file)
+        .arg("--root")
+        .arg(root.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("checksums: 3 matched, 0 mismatched, 0 not available"),
+        "{stdout}"
+    );
+}
