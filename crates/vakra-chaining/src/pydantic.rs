@@ -163,16 +163,21 @@ impl ErrorItem {
     }
 }
 
-/// pydantic's `input_value` shortening: reprs over 50 characters keep their first 25 and last
-/// 24 characters around `...`.
+/// pydantic-core's `input_value` shortening, in UTF-8 bytes: reprs over 50 bytes keep their
+/// first 25 and last 24 bytes (cut at character boundaries) around `...`.
 fn shorten(repr: &str) -> String {
-    let chars: Vec<char> = repr.chars().collect();
-    if chars.len() <= 50 {
+    if repr.len() <= 50 {
         return repr.to_owned();
     }
-    let head: String = chars[..25].iter().collect();
-    let tail: String = chars[chars.len() - 24..].iter().collect();
-    format!("{head}...{tail}")
+    let mut head = 25;
+    while !repr.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = repr.len() - 24;
+    while !repr.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{}...{}", &repr[..head], &repr[tail..])
 }
 
 /// `str(ValidationError)`.
@@ -223,5 +228,8 @@ mod tests {
         );
         let long = "x".repeat(60);
         assert_eq!(shorten(&long).chars().count(), 52);
+        // recorded: a two-byte character counts twice
+        let text = "{'data': {'word': ['her\u{f2}dot', 'x'], '_dtypes': {'word': 'object', 'float64', 'd': 'object'}}}";
+        assert!(shorten(text).starts_with("{'data': {'word': ['her\u{f2}..."));
     }
 }
