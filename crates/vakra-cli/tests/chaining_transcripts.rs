@@ -58,10 +58,7 @@ fn collect_texts(tools: &[Value], texts: &mut ToolTexts) {
             texts.tools.insert(name.to_owned(), description.to_owned());
         }
         let title = schema["title"].as_str().unwrap().to_owned();
-        let model = texts
-            .models
-            .entry(title)
-            .or_insert_with(ModelTexts::default);
+        let model = texts.models.entry(title).or_default();
         model.description = schema["description"].as_str().map(str::to_owned);
         for (field, p) in schema["properties"].as_object().unwrap() {
             let Some(d) = p["description"].as_str() else {
