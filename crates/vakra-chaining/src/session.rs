@@ -97,7 +97,20 @@ pub struct ChainingEnv {
     schemas: HashMap<String, Arc<Map<String, Value>>>,
     getter_schema: Arc<Map<String, Value>>,
     get_data_schema: Arc<Map<String, Value>>,
+    /// Universe tables already loaded, shared by all sessions: the database is read-only and
+    /// the load deterministic, so a table is the same every time it is built.
+    loaded: std::sync::Mutex<TableCache>,
 }
+
+/// Loaded universe tables, dropped oldest first beyond a byte budget.
+#[derive(Default)]
+struct TableCache {
+    tables: IndexMap<String, (Arc<Table>, usize)>,
+    bytes: usize,
+}
+
+/// How much universe data the cache keeps per domain.
+const TABLE_CACHE_BYTES: usize = 256 << 20;
 
 impl std::fmt::Debug for ChainingEnv {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -147,7 +160,40 @@ impl ChainingEnv {
             startup_id: first,
             startup_table: Arc::new(table),
             schemas,
+            loaded: Default::default(),
         })
+    }
+
+    /// A universe's table, from the cache or loaded from the database.
+    fn load(&self, id: &str) -> Result<Arc<Table>, String> {
+        if let Some((table, _)) = self.lock_cache().tables.get(id) {
+            return Ok(Arc::clone(table));
+        }
+        let universe = self
+            .universes
+            .get(id)
+            .ok_or_else(|| format!("Unknown universe ID: {id}"))?;
+        let table =
+            Arc::new(load_universe(&self.db, &universe.init_args).map_err(|e| e.to_string())?);
+        let size = estimated_bytes(&table);
+        let mut cache = self.lock_cache();
+        if size <= TABLE_CACHE_BYTES {
+            while cache.bytes + size > TABLE_CACHE_BYTES {
+                let Some((_, (_, freed))) = cache.tables.shift_remove_index(0) else {
+                    break;
+                };
+                cache.bytes -= freed;
+            }
+            cache.bytes += size;
+            cache
+                .tables
+                .insert(id.to_owned(), (Arc::clone(&table), size));
+        }
+        Ok(table)
+    }
+
+    fn lock_cache(&self) -> std::sync::MutexGuard<'_, TableCache> {
+        self.loaded.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The mapping this server answers from.
@@ -516,8 +562,7 @@ impl Session {
         if env.options.mode == ServerMode::Router {
             self.toolset = universe.toolset();
         }
-        let table = load_universe(&env.db, &universe.init_args).map_err(|e| e.to_string())?;
-        self.active = Arc::new(table);
+        self.active = env.load(id)?;
         match (env.options.mode, self.toolset) {
             (ServerMode::SlotFilling, _) => {}
             (_, Toolset::Selection) => {
