@@ -18,6 +18,21 @@ python3 -c 'import json; [print(op["get"]["x-vakra"]["sample"]) for op in list(j
 while read -r sample; do echo "GET $sample"; curl -fs "$base$sample"; echo; done
 echo "== REST: bad parameter (FastAPI-style 422)"
 curl -s "$base/v1/library/most_borrowed_books?limit=abc" || true; echo
+echo "== MCP over stdio (capability 1, domain library): get_data, then a filter on its handle"
+{
+  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"0"}}}'
+  printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_data","arguments":{}}}'
+  sleep 0.3
+  printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"filter_data","arguments":{"data_label":"retrieved_book_1","key_name":"genre","value":"Fantasy","condition":"equal_to"}}}'
+  sleep 0.5
+} | "$bin" mcp --capability 1 --domain library --root . | python3 -c '
+import sys, json
+for line in sys.stdin:
+    result = json.loads(line).get("result", {})
+    if "content" in result:
+        print(result["content"][0]["text"][:160] + "...")
+'
 echo "== MCP over stdio (capability 2, domain library): initialize, tools/list, tools/call"
 {
   printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"0"}}}'
