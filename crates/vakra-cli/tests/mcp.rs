@@ -200,7 +200,7 @@ async fn http_session_matches_the_reference_wrapper() {
         "/mcp/9/library",
         "/mcp/2/nope",
         "/mcp/2/..%2F..",
-        "/mcp/1/library",
+        "/mcp/1/nope",
     ] {
         let (status, _, body) = get(&format!("{}{bad}", server.base)).await;
         assert_eq!(status, 404, "{bad}: {body}");
