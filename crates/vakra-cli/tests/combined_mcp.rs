@@ -569,3 +569,54 @@ async fn checksums_of_capability_4_sessions() {
         "{stdout}"
     );
 }
+
+/// With `VAKRA_REF` (a reference checkout, as `make conformance` uses): a data root imported
+/// from it lists, for capability 4, the tools `../shared/reference/tool_checksums.json` records,
+/// for all 41 domains but the two entries recorded before the reference shortened six operation
+/// ids (`docs/compatibility.md`, "Tool checksums").
+#[test]
+fn reference_checksums_of_capability_4() {
+    let Some(checkout) = std::env::var_os("VAKRA_REF") else {
+        eprintln!("skipped: set VAKRA_REF to a reference checkout");
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    let output = vakra()
+        .args(["import", "--vakra-repo"])
+        .arg(&checkout)
+        .arg("--out")
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let checksums = repo_root().join("../shared/reference/tool_checksums.json");
+    let output = vakra()
+        .args(["tools", "checksums"])
+        .arg(&checksums)
+        .arg("--root")
+        .arg(root.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut matched = 0;
+    let mut mismatched = Vec::new();
+    for line in stdout.lines() {
+        let mut words = line.split_whitespace();
+        let (Some(verdict), Some("capability"), Some("4"), Some(domain)) =
+            (words.next(), words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        match verdict {
+            "match" => matched += 1,
+            "MISMATCH" => mismatched.push(domain.to_owned()),
+            other => panic!("{other}: {line}"),
+        }
+    }
+    assert_eq!(matched, 39, "{stdout}");
+    assert_eq!(mismatched, ["food_inspection", "world"], "{stdout}");
+}
