@@ -3,67 +3,12 @@
 //! reproduces those checks for the parameter kinds the BPO tools use, and the text.
 
 use serde_json::{Map, Value};
-use vakra_pyjson::py_repr;
+use vakra_pyjson::pydantic::{LineError, validation_error};
 
 use crate::tools::{Arg, Args, Param, ParamKind};
 
-/// The pydantic minor version in the documentation links of error texts (the one installed
-/// with the reference's unpinned requirements when this was written).
-const PYDANTIC_DOCS_VERSION: &str = "2.14";
-
-/// pydantic-core shortens the repr of an input longer than 50 bytes to its first 25 and last
-/// 24 bytes (widened to character boundaries).
-fn truncated_repr(value: &Value) -> String {
-    let repr = py_repr(value);
-    if repr.len() <= 50 {
-        return repr;
-    }
-    let mut head = 25;
-    while !repr.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = repr.len() - 24;
-    while !repr.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!("{}...{}", &repr[..head], &repr[tail..])
-}
-
-/// The Python type name pydantic reports as `input_type`.
-fn python_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
-}
-
-struct LineError {
-    loc: String,
-    kind: &'static str,
-    message: &'static str,
-    input_repr: String,
-    input_type: &'static str,
-}
-
-impl LineError {
-    fn new(loc: String, kind: &'static str, message: &'static str, input: &Value) -> Self {
-        Self {
-            loc,
-            kind,
-            message,
-            input_repr: truncated_repr(input),
-            input_type: python_type(input),
-        }
-    }
-}
-
 fn string_type(loc: String, input: &Value) -> LineError {
-    LineError::new(loc, "string_type", "Input should be a valid string", input)
+    LineError::for_value(loc, "string_type", "Input should be a valid string", input)
 }
 
 /// Checks `arguments` against the tool's parameters; on failure returns the text of pydantic's
@@ -78,8 +23,8 @@ pub(crate) fn validate(
     for param in params {
         let Some(value) = arguments.get(param.name) else {
             match param.kind {
-                ParamKind::Str => errors.push(LineError::new(
-                    param.name.into(),
+                ParamKind::Str => errors.push(LineError::for_value(
+                    param.name,
                     "missing_argument",
                     "Missing required argument",
                     &Value::Object(arguments.clone()),
@@ -101,8 +46,8 @@ pub(crate) fn validate(
                 }
                 args.push(Arg::List(strings));
             }
-            (ParamKind::OptionalStrList, other) => errors.push(LineError::new(
-                param.name.into(),
+            (ParamKind::OptionalStrList, other) => errors.push(LineError::for_value(
+                param.name,
                 "list_type",
                 "Input should be a valid list",
                 other,
@@ -113,7 +58,7 @@ pub(crate) fn validate(
     }
     for (name, value) in arguments {
         if !params.iter().any(|p| p.name == name) {
-            errors.push(LineError::new(
+            errors.push(LineError::for_value(
                 name.clone(),
                 "unexpected_keyword_argument",
                 "Unexpected keyword argument",
@@ -124,44 +69,6 @@ pub(crate) fn validate(
     if errors.is_empty() {
         Ok(Args(args))
     } else {
-        Err(render(tool, &errors))
-    }
-}
-
-fn render(tool: &str, errors: &[LineError]) -> String {
-    let plural = if errors.len() == 1 { "" } else { "s" };
-    let mut out = format!("{} validation error{plural} for call[{tool}]", errors.len());
-    for e in errors {
-        out.push_str(&format!(
-            "\n{}\n  {} [type={}, input_value={}, input_type={}]\n    For further information visit https://errors.pydantic.dev/{PYDANTIC_DOCS_VERSION}/v/{}",
-            e.loc, e.message, e.kind, e.input_repr, e.input_type, e.kind
-        ));
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::truncated_repr;
-    use serde_json::json;
-
-    #[test]
-    fn long_reprs_are_cut_at_character_boundaries() {
-        assert_eq!(
-            truncated_repr(&json!("x".repeat(48))),
-            format!("'{}'", "x".repeat(48))
-        );
-        assert_eq!(
-            truncated_repr(&json!("x".repeat(49))),
-            format!("'{}...{}'", "x".repeat(24), "x".repeat(23))
-        );
-        assert_eq!(
-            truncated_repr(&json!("é".repeat(30))),
-            format!("'{}...{}'", "é".repeat(12), "é".repeat(11))
-        );
-        assert_eq!(
-            truncated_repr(&json!("😀".repeat(49))),
-            format!("'{}...{}'", "😀".repeat(6), "😀".repeat(5))
-        );
+        Err(validation_error(&format!("call[{tool}]"), &errors))
     }
 }

@@ -110,7 +110,8 @@ fn chain(rows: usize) {
                 1 + state % 12,
                 1 + state % 28
             );
-            let note: Option<String> = (!state.is_multiple_of(7)).then(|| format!("n{}", state % 1000));
+            let note: Option<String> =
+                (!state.is_multiple_of(7)).then(|| format!("n{}", state % 1000));
             insert
                 .execute(rusqlite::params![i as i64, category, amount, day, note])
                 .expect("row");

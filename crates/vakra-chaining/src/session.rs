@@ -26,7 +26,9 @@ use vakra_sql::{Database, DatabaseSet};
 
 use crate::ChainingError;
 use crate::mapping::{Toolset, Universes};
-use crate::pydantic::{ArgValue, ErrorItem, kwargs_repr, validation_error};
+use vakra_pyjson::pydantic::{LineError, validation_error};
+
+use crate::pydantic::{self as py, ArgValue, kwargs_repr};
 use crate::texts::ToolTexts;
 use crate::tools::{
     DATA_RENAMES, SLOT_FILLING, ToolKind, get_data_schema, getter_description, getter_schema,
@@ -97,6 +99,9 @@ pub struct ChainingEnv {
     schemas: HashMap<String, Arc<Map<String, Value>>>,
     getter_schema: Arc<Map<String, Value>>,
     get_data_schema: Arc<Map<String, Value>>,
+    /// Each toolset's function map by name (getters aside).
+    slot_filling_tools: HashMap<String, ToolKind>,
+    selection_tools: HashMap<String, ToolKind>,
     /// Universe tables already loaded, shared by all sessions: the database is read-only and
     /// the load deterministic, so a table is the same every time it is built.
     loaded: std::sync::Mutex<TableCache>,
@@ -150,7 +155,10 @@ impl ChainingEnv {
             .chain(selection_base())
             .filter_map(|t| Some((t.name(), Arc::new(t.input_schema(&texts)?))))
             .collect();
+        let by_name = |kinds: Vec<ToolKind>| kinds.into_iter().map(|k| (k.name(), k)).collect();
         Ok(Self {
+            slot_filling_tools: by_name(SLOT_FILLING.to_vec()),
+            selection_tools: by_name(selection_base()),
             getter_schema: Arc::new(getter_schema(&texts)),
             get_data_schema: Arc::new(get_data_schema(&texts)),
             universes,
@@ -261,6 +269,9 @@ pub struct Session {
     /// selection universe that happened after startup.
     getters_registered: bool,
     stored_bytes: usize,
+    /// Bumped whenever something the listing depends on changes (toolset, getters, their
+    /// registration), so that changes can be announced without comparing listings.
+    listing_generation: u64,
 }
 
 /// A callable name of the active toolset.
@@ -287,6 +298,7 @@ impl Session {
             getters: Vec::new(),
             getters_registered: false,
             stored_bytes: 0,
+            listing_generation: 0,
             env,
         };
         if toolset == Toolset::Selection {
@@ -300,6 +312,11 @@ impl Session {
     /// The universe currently loaded.
     pub fn universe_id(&self) -> &str {
         &self.universe_id
+    }
+
+    /// Changes whenever the listing may have changed.
+    pub fn listing_generation(&self) -> u64 {
+        self.listing_generation
     }
 
     /// The handles stored so far, oldest first.
@@ -376,21 +393,16 @@ impl Session {
     }
 
     fn callable(&self, name: &str) -> Option<Callable> {
-        match self.toolset {
-            Toolset::SlotFilling => SLOT_FILLING
-                .iter()
-                .find(|t| t.name() == name)
-                .map(|t| Callable::Tool(*t)),
+        let tools = match self.toolset {
+            Toolset::SlotFilling => &self.env.slot_filling_tools,
             Toolset::Selection => {
                 if let Some(g) = self.getters.iter().find(|g| g.name == name) {
                     return Some(Callable::Getter(g.column.clone()));
                 }
-                selection_base()
-                    .into_iter()
-                    .find(|t| t.name() == name)
-                    .map(Callable::Tool)
+                &self.env.selection_tools
             }
-        }
+        };
+        tools.get(name).copied().map(Callable::Tool)
     }
 
     /// Runs one `tools/call` after the SDK's validation.
@@ -433,7 +445,7 @@ impl Session {
                     Callable::Tool(kind) => kind.handle_prefix(),
                     Callable::Getter(_) => "retrieved",
                 };
-                self.store(prefix, Arc::new(table))
+                self.store(prefix, Arc::new(table), true)
             }
             Ok(value) => match value.text() {
                 Some(Ok(text)) => Reply::ok(text),
@@ -538,7 +550,7 @@ impl Session {
                 let value = ArgValue::Json(other.clone());
                 return Reply::error(validation_error(
                     "GetDataInput",
-                    &[ErrorItem::wrong_type(
+                    &[py::wrong_type(
                         "tool_universe_id",
                         &value,
                         "string_type",
@@ -547,7 +559,7 @@ impl Session {
                 ));
             }
         }
-        self.store("retrieved", Arc::clone(&self.active))
+        self.store("retrieved", Arc::clone(&self.active), false)
     }
 
     /// `_load_tool_universe`: handles and counters go first, then the id and toolset change,
@@ -559,8 +571,9 @@ impl Session {
         self.counters.clear();
         self.stored_bytes = 0;
         self.universe_id = id.to_owned();
-        if env.options.mode == ServerMode::Router {
+        if env.options.mode == ServerMode::Router && self.toolset != universe.toolset() {
             self.toolset = universe.toolset();
+            self.listing_generation += 1;
         }
         self.active = env.load(id)?;
         match (env.options.mode, self.toolset) {
@@ -568,6 +581,9 @@ impl Session {
             (_, Toolset::Selection) => {
                 self.regenerate_getters();
                 self.getters_registered = true;
+                if env.options.mode == ServerMode::Router {
+                    self.listing_generation += 1;
+                }
             }
             (_, Toolset::SlotFilling) => self.getters_registered = false,
         }
@@ -601,11 +617,10 @@ impl Session {
         }
     }
 
-    /// Stores a table under `<prefix>_<suffix>_<n>` and answers with its peek.
-    fn store(&mut self, prefix: &'static str, table: Arc<Table>) -> Reply {
-        let is_new = !self.handles.values().any(|t| Arc::ptr_eq(t, &table))
-            && !Arc::ptr_eq(&table, &self.active);
-        if is_new {
+    /// Stores a table under `<prefix>_<suffix>_<n>` and answers with its peek. A table a tool
+    /// produced (`produced`) counts against the memory cap; the universe's own table does not.
+    fn store(&mut self, prefix: &'static str, table: Arc<Table>, produced: bool) -> Reply {
+        if produced {
             let size = estimated_bytes(&table);
             if self.stored_bytes + size > self.env.options.max_session_bytes {
                 return Reply::error_json(format!(
@@ -696,7 +711,7 @@ struct Inputs {
     model: &'static str,
     args: Vec<(String, ArgValue)>,
     taken: Vec<String>,
-    errors: Vec<ErrorItem>,
+    errors: Vec<LineError>,
 }
 
 impl Inputs {
@@ -718,7 +733,7 @@ impl Inputs {
     }
 
     fn missing(&mut self, field: &str) {
-        let error = ErrorItem::missing(field, &self.args);
+        let error = py::missing(field, &self.args);
         self.errors.push(error);
     }
 
@@ -733,7 +748,7 @@ impl Inputs {
                 Some(t) => Some(Arc::new(t)),
                 None => {
                     let v = ArgValue::Json(Value::Object(o));
-                    self.errors.push(ErrorItem::wrong_type(
+                    self.errors.push(py::wrong_type(
                         field,
                         &v,
                         "list_type",
@@ -743,7 +758,7 @@ impl Inputs {
                 }
             },
             Some(other) => {
-                self.errors.push(ErrorItem::wrong_type(
+                self.errors.push(py::wrong_type(
                     field,
                     &other,
                     "dict_type",
@@ -776,8 +791,7 @@ impl Inputs {
             .find(|(k, _)| k == field)
             .map(|(_, v)| v.clone())
         {
-            self.errors
-                .push(ErrorItem::wrong_type(field, &v, kind, message));
+            self.errors.push(py::wrong_type(field, &v, kind, message));
         }
     }
 
@@ -849,15 +863,15 @@ impl Inputs {
     }
 
     /// Extra arguments, then the collected errors as `str(ValidationError)`.
-    fn finish(mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), String> {
         let extras: Vec<(String, ArgValue)> = self
             .args
             .iter()
             .filter(|(k, _)| !self.taken.contains(k))
             .cloned()
             .collect();
-        for (k, v) in extras {
-            self.errors.push(ErrorItem::extra(&k, &v));
+        for (k, v) in &extras {
+            self.errors.push(py::extra(k, v));
         }
         if self.errors.is_empty() {
             Ok(())
@@ -896,7 +910,6 @@ fn run_tool(kind: ToolKind, args: Vec<(String, ArgValue)>) -> Result<ToolValue, 
         AggregationOperation, CalculatorOperation, FilterCondition, TransformOperation,
     };
     let model = kind.model().unwrap_or("Input");
-    let given = args.clone();
     let mut i = Inputs::new(model, args);
     let agg: Vec<&str> = AggregationOperation::ALL
         .iter()
@@ -981,21 +994,18 @@ fn run_tool(kind: ToolKind, args: Vec<(String, ArgValue)>) -> Result<ToolValue, 
             let data = i.table("data");
             let key = i.string("key_name", Some(""));
             let ascending = match kind {
-                ToolKind::SortDataPreset(a) => {
-                    let given = i.boolean("ascending", Some(a));
-                    given.map(|_| a)
-                }
+                ToolKind::SortDataPreset(a) => i.boolean("ascending", Some(a)).map(|_| a),
                 _ => i.boolean("ascending", Some(false)),
             };
             let ranking = i.json("ranking_array", Some(Value::Null));
             let (data, key, ascending, ranking) = done!(data, key, ascending, ranking);
             if key.is_empty() && ranking.is_null() {
-                let item = ErrorItem {
+                let item = LineError {
                     loc: String::new(),
                     message: "Value error, Either key_name or ranking_array must be provided"
                         .into(),
                     kind: "value_error",
-                    input_repr: kwargs_repr(&given),
+                    input_repr: kwargs_repr(&i.args),
                     input_type: "dict",
                 };
                 return Err(validation_error(model, &[item]));

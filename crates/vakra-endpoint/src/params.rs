@@ -6,9 +6,8 @@ use vakra_catalog::{Param, ParamType};
 
 use crate::PyValue;
 
-/// The pydantic minor version whose documentation links appear in 422 bodies
-/// (`https://errors.pydantic.dev/<version>/v/<type>`).
-pub const PYDANTIC_DOCS_VERSION: &str = "2.14";
+/// The pydantic minor version whose documentation links appear in 422 bodies.
+pub use vakra_pyjson::pydantic::PYDANTIC_DOCS_VERSION;
 
 /// One entry of FastAPI's `{"detail": [...]}` body.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +27,7 @@ impl ParamError {
             "loc": ["query", self.param],
             "msg": self.message,
             "input": self.input,
-            "url": format!("https://errors.pydantic.dev/{PYDANTIC_DOCS_VERSION}/v/{}", self.kind),
+            "url": vakra_pyjson::pydantic::docs_url(self.kind),
         })
     }
 }

@@ -71,7 +71,7 @@ impl ServerHandler for BpoToolServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        crate::protocol_versions()
     }
 
     async fn list_tools(

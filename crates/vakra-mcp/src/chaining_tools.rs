@@ -3,8 +3,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -100,8 +100,7 @@ impl ServerHandler for ChainingToolServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        // Per-session tool lists need sessions: 2026-07-28 serves each request statelessly.
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        crate::protocol_versions()
     }
 
     async fn list_tools(
@@ -130,9 +129,9 @@ impl ServerHandler for ChainingToolServer {
         // Loading a universe runs SQL and may take a while: off the async workers.
         let (reply, changed) = tokio::task::spawn_blocking(move || {
             let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-            let before = (name == "get_data").then(|| state.session.list_tools());
+            let before = state.session.listing_generation();
             let reply = state.call(&name, arguments);
-            let changed = before.is_some_and(|b| b != state.session.list_tools());
+            let changed = state.session.listing_generation() != before;
             (reply, changed)
         })
         .await
@@ -141,12 +140,6 @@ impl ServerHandler for ChainingToolServer {
             // A client that went away cannot be told; the call's answer still stands.
             let _ = context.peer.notify_tool_list_changed().await;
         }
-        let content = vec![ContentBlock::text(reply.text)];
-        let result = if reply.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        };
-        Ok(result.into())
+        Ok(crate::text_result(reply.text, reply.is_error).into())
     }
 }

@@ -2,8 +2,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -92,7 +92,7 @@ impl ServerHandler for CombinedServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        crate::protocol_versions()
     }
 
     async fn list_tools(
@@ -114,12 +114,6 @@ impl ServerHandler for CombinedServer {
         let (text, is_error) = self
             .call(&request.name, request.arguments.unwrap_or_default())
             .await;
-        let content = vec![ContentBlock::text(text)];
-        Ok(if is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        }
-        .into())
+        Ok(crate::text_result(text, is_error).into())
     }
 }

@@ -30,6 +30,25 @@ pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
 pub use http::http_router;
 pub use rest_tools::RestToolServer;
 
+/// The protocol versions every server offers: up to 2025-11-25, what the reference's Python SDK
+/// speaks. 2026-07-28 serves each HTTP request statelessly, which would lose per-session state
+/// (capability-1 handles, BPO counters) and per-session tool lists.
+pub(crate) fn protocol_versions() -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+    use rmcp::model::ProtocolVersion;
+    std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+}
+
+/// A tool answer of one text content, flagged `isError` or not.
+pub(crate) fn text_result(text: String, is_error: bool) -> rmcp::model::CallToolResult {
+    use rmcp::model::{CallToolResult, ContentBlock};
+    let content = vec![ContentBlock::text(text)];
+    if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
 /// Serves one session over stdin/stdout until the client closes it.
 pub async fn serve_stdio(server: EnvServer) -> Result<(), std::io::Error> {
     use rmcp::ServiceExt;

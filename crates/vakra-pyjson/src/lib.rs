@@ -9,6 +9,7 @@
 
 mod dump;
 mod float;
+pub mod pydantic;
 mod repr;
 
 pub use dump::{DumpError, DumpOptions, dump_to, dumps, float_to_json};
