@@ -307,3 +307,67 @@ fn official_python_client() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// `vakra mcp --capability 1` with `args`; its exit failed and stderr is returned.
+fn failed_start(domain: &str, root: &std::path::Path, extra: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vakra"))
+        .args(["mcp", "--capability", "1", "--domain", domain, "--root"])
+        .arg(root)
+        .arg("--db-root")
+        .arg(repo_root().join("databases"))
+        .args(extra)
+        .env_remove("MCP_SERVER_TYPE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{domain} started");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn broken_setups_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let stderr = failed_start("library", root, &[]);
+    assert!(
+        stderr.contains("universes.json") && stderr.contains("vakra import"),
+        "{stderr}"
+    );
+    std::fs::create_dir_all(root.join("capability1")).unwrap();
+    std::fs::write(
+        root.join("capability1/universes.json"),
+        "{\"u\": {\"domain\": 5}}",
+    )
+    .unwrap();
+    let stderr = failed_start("library", root, &[]);
+    assert!(stderr.contains("not a universe mapping"), "{stderr}");
+    std::fs::copy(
+        repo_root().join("capability1/universes.json"),
+        root.join("capability1/universes.json"),
+    )
+    .unwrap();
+    std::fs::write(root.join("capability1/texts.json"), "[1, 2").unwrap();
+    let stderr = failed_start("library", root, &[]);
+    assert!(stderr.contains("texts.json"), "{stderr}");
+    let stderr = failed_start("library,weather", &repo_root(), &[]);
+    assert!(stderr.contains("one domain at a time"), "{stderr}");
+    let stderr = failed_start("library", &repo_root(), &["--server-type", "bogus"]);
+    assert!(stderr.contains("Unknown server_type: bogus"), "{stderr}");
+    // a universe whose table is missing from the database stops the server at start
+    let mapping = std::fs::read_to_string(repo_root().join("capability1/universes.json")).unwrap();
+    std::fs::write(
+        root.join("capability1/universes.json"),
+        mapping.replace(
+            "\"original_table_name\": \"books\"",
+            "\"original_table_name\": \"nope\"",
+        ),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo_root().join("capability1/texts.json"),
+        root.join("capability1/texts.json"),
+    )
+    .unwrap();
+    let stderr = failed_start("library", root, &[]);
+    assert!(stderr.contains("Did not find table 'nope'"), "{stderr}");
+}
