@@ -1,0 +1,695 @@
+//! One evaluation run: find the samples, replay and judge each one (bounded concurrency),
+//! and aggregate the scores.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Map, Value, json};
+use vakra_chaining::LegacyTranslator;
+
+use crate::judges::exact::{self, ExactMode, Normalization};
+use crate::judges::llm::{self, LlmClient, Prompts};
+use crate::judges::{Verdict, answer, answer_text, policy};
+use crate::records::{
+    CAPABILITY_DIRS, Call, Problem, Record, Turn, capability_of_dir, domain_files, read_records,
+};
+use crate::replay::{Connector, ReplaySession};
+use crate::report::{
+    CapabilityReport, Judges, Report, SampleReport, Settings, Timing, percent,
+};
+use crate::taxonomy;
+
+/// Everything a run needs.
+pub struct EvalConfig {
+    /// The split folder: `capability_<n>_<name>/{input,output}/<domain>.json`.
+    pub ground_truth: PathBuf,
+    /// `capability_<n>_<name>/<domain>.json` in the submission format.
+    pub predictions: PathBuf,
+    /// Capabilities to evaluate (empty: every one found).
+    pub capabilities: Vec<u8>,
+    /// Domains to evaluate (empty: all).
+    pub domains: Vec<String>,
+    pub connector: Connector,
+    pub exact_mode: ExactMode,
+    pub normalization: Normalization,
+    pub policy_judge: bool,
+    /// Category → retriever domains, for the policy judge.
+    pub policy_categories: BTreeMap<String, Vec<String>>,
+    /// No LLM: the deterministic answer match decides instead.
+    pub llm: Option<LlmClient>,
+    pub prompts: Prompts,
+    /// Legacy operation id → tool name (the operation-id maps).
+    pub legacy_operation_ids: HashMap<String, String>,
+    pub jobs: usize,
+    pub call_timeout: Duration,
+    pub fix_quirks: bool,
+    pub progress: bool,
+}
+
+/// One sample to evaluate.
+struct Sample {
+    capability: u8,
+    domain: String,
+    gt: Record,
+    pred: Option<Record>,
+    problems: Vec<String>,
+}
+
+/// What one side's replay produced: responses per turn.
+struct Replayed {
+    calls: Vec<Vec<Call>>,
+    responses: Vec<Vec<Value>>,
+    problems: Vec<String>,
+}
+
+/// Runs the evaluation.
+pub async fn run(config: EvalConfig) -> Report {
+    let started = Instant::now();
+    let config = Arc::new(config);
+    let mut problems = Vec::new();
+    let mut capabilities = BTreeMap::new();
+    let mut samples = Vec::new();
+    for (capability, name, dir) in capability_dirs(&config.ground_truth, &config.capabilities) {
+        let pred_dir = prediction_dir(&config.predictions, capability, &name);
+        let mut missing = Vec::new();
+        let mut extra = Vec::new();
+        let mut n_gt = 0;
+        for (domain, gt_path) in domain_files(&dir.join("output")) {
+            if !config.domains.is_empty() && !config.domains.contains(&domain) {
+                continue;
+            }
+            let (gt_records, gt_problems) = read_records(&gt_path);
+            problems.extend(gt_problems);
+            let instructions = input_instructions(&dir.join("input").join(format!("{domain}.json")));
+            let pred_path = pred_dir.as_ref().map(|d| d.join(format!("{domain}.json")));
+            let mut preds: HashMap<String, Record> = HashMap::new();
+            match pred_path.filter(|p| p.exists()) {
+                Some(path) => {
+                    let (records, pred_problems) = read_records(&path);
+                    problems.extend(pred_problems);
+                    for record in records {
+                        if preds.insert(record.uuid.clone(), record).is_some() {
+                            problems.push(Problem {
+                                file: path.display().to_string(),
+                                uuid: None,
+                                message: "duplicate uuid: the last record is used".into(),
+                            });
+                        }
+                    }
+                }
+                None => problems.push(Problem {
+                    file: pred_dir
+                        .as_ref()
+                        .map(|d| d.join(format!("{domain}.json")).display().to_string())
+                        .unwrap_or_else(|| config.predictions.display().to_string()),
+                    uuid: None,
+                    message: format!("no prediction file for capability {capability}, domain {domain}"),
+                }),
+            }
+            let mut seen = std::collections::HashSet::new();
+            for mut gt in gt_records {
+                if !seen.insert(gt.uuid.clone()) {
+                    problems.push(Problem {
+                        file: gt_path.display().to_string(),
+                        uuid: Some(gt.uuid.clone()),
+                        message: "duplicate ground-truth uuid: scored once".into(),
+                    });
+                    continue;
+                }
+                n_gt += 1;
+                if gt.additional_instructions.is_empty()
+                    && let Some(text) = instructions.get(&gt.uuid)
+                {
+                    gt.additional_instructions = text.clone();
+                }
+                let pred = preds.remove(&gt.uuid);
+                if pred.is_none() {
+                    missing.push(gt.uuid.clone());
+                }
+                samples.push(Sample {
+                    capability,
+                    domain: domain.clone(),
+                    gt,
+                    pred,
+                    problems: Vec::new(),
+                });
+            }
+            let mut leftover: Vec<String> = preds.into_keys().collect();
+            leftover.sort();
+            extra.extend(leftover);
+        }
+        missing.sort();
+        capabilities.insert(
+            capability,
+            CapabilityReport {
+                name,
+                score: 0.0,
+                unweighted_score: 0.0,
+                n_samples: n_gt,
+                n_correct: 0,
+                n_paired: n_gt - missing.len(),
+                missing_prediction_uuids: missing,
+                extra_prediction_uuids: extra,
+                domains: BTreeMap::new(),
+                by_hops: BTreeMap::new(),
+                by_source: BTreeMap::new(),
+                errors: BTreeMap::new(),
+                samples: Vec::new(),
+            },
+        );
+    }
+
+    let progress = if config.progress {
+        ProgressBar::new(samples.len() as u64).with_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} samples {elapsed} (eta {eta}) {msg}")
+                .expect("a valid template"),
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    let limit = Arc::new(tokio::sync::Semaphore::new(config.jobs.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (index, sample) in samples.into_iter().enumerate() {
+        let config = Arc::clone(&config);
+        let limit = Arc::clone(&limit);
+        let progress = progress.clone();
+        tasks.spawn(async move {
+            let _permit = limit.acquire_owned().await;
+            let (capability, multi_source) = (sample.capability, is_multi_source(&sample));
+            let report = evaluate_sample(&config, sample).await;
+            progress.inc(1);
+            (index, capability, multi_source, report)
+        });
+    }
+    let mut results = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(result) => results.push(result),
+            Err(e) => problems.push(Problem {
+                file: String::new(),
+                uuid: None,
+                message: format!("a sample's evaluation stopped: {e}"),
+            }),
+        }
+    }
+    progress.finish_and_clear();
+    results.sort_by_key(|r| r.0);
+    let n_samples = results.len();
+    for (_, capability, multi_source, sample) in results {
+        let Some(report) = capabilities.get_mut(&capability) else {
+            continue;
+        };
+        let correct = sample.score == 1.0;
+        report.domains.entry(sample.domain.clone()).or_default().add(correct);
+        report.by_hops.entry(sample.hops.to_string()).or_default().add(correct);
+        if capability == 4 {
+            let source = if multi_source { "multi_source" } else { "single_source" };
+            report.by_source.entry(source.into()).or_default().add(correct);
+        }
+        if let Some(stage) = &sample.error_stage {
+            *report.errors.entry(stage.clone()).or_default() += 1;
+        }
+        report.samples.push(sample);
+    }
+    for report in capabilities.values_mut() {
+        report.n_correct = report.samples.iter().filter(|s| s.score == 1.0).count();
+        let weights: f64 = report.samples.iter().map(|s| f64::from(s.weight)).sum();
+        let weighted: f64 = report.samples.iter().map(|s| f64::from(s.weight) * s.score).sum();
+        report.score = percent(weighted, weights);
+        report.unweighted_score = percent(report.n_correct as f64, report.n_samples as f64);
+    }
+    let leaderboard_score = capabilities.values().map(|c| c.score).sum::<f64>() / 4.0;
+    let mut warnings = Vec::new();
+    if config.llm.is_none() {
+        warnings.push(
+            "No LLM judge configured (--judge-url): answers were checked by the deterministic answer \
+             match and groundedness was not judged, so scores can differ from an LLM-judged run."
+                .to_owned(),
+        );
+    }
+    if capabilities.len() < 4 {
+        warnings.push(format!(
+            "Only capabilities {} were evaluated; the leaderboard score counts the others as 0.",
+            capabilities.keys().map(u8::to_string).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    Report {
+        vakra_version: env!("CARGO_PKG_VERSION").into(),
+        settings: Settings {
+            ground_truth: config.ground_truth.display().to_string(),
+            predictions: config.predictions.display().to_string(),
+            replay: config.connector.describe(),
+            sessions: "per-sample".into(),
+            exact_match: config.exact_mode,
+            policy_judge: config.policy_judge,
+            answer_judge: if config.llm.is_some() { "llm" } else { "deterministic" }.into(),
+            llm_model: config.llm.as_ref().map(|c| c.config().model.clone()),
+            llm_base_url: config.llm.as_ref().map(|c| c.config().base_url.clone()),
+            prompts: config.prompts.source.clone(),
+            fix_quirks: config.fix_quirks,
+            jobs: config.jobs,
+        },
+        leaderboard_score,
+        capabilities: capabilities
+            .into_iter()
+            .map(|(n, report)| (n.to_string(), report))
+            .collect(),
+        problems,
+        warnings,
+        timing: Timing {
+            seconds,
+            samples: n_samples,
+            samples_per_minute: if seconds > 0.0 { n_samples as f64 * 60.0 / seconds } else { 0.0 },
+        },
+    }
+}
+
+/// The capability folders of a split, filtered: (number, name, path).
+fn capability_dirs(root: &Path, wanted: &[u8]) -> Vec<(u8, String, PathBuf)> {
+    let mut found: Vec<(u8, String, PathBuf)> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let capability = capability_of_dir(&name)?;
+            entry.path().join("output").is_dir().then(|| (capability, name, entry.path()))
+        })
+        .filter(|(n, _, _)| wanted.is_empty() || wanted.contains(n))
+        .collect();
+    // A capability folder given directly.
+    if found.is_empty()
+        && let Some(name) = root.file_name().and_then(|n| n.to_str())
+        && let Some(capability) = capability_of_dir(name)
+        && root.join("output").is_dir()
+        && (wanted.is_empty() || wanted.contains(&capability))
+    {
+        found.push((capability, name.to_owned(), root.to_owned()));
+    }
+    found.sort();
+    found
+}
+
+/// Where a capability's prediction files are: `P/<name>/`, another `P/capability_<n>_*/`,
+/// or `P` itself when it holds domain files.
+fn prediction_dir(root: &Path, capability: u8, name: &str) -> Option<PathBuf> {
+    let exact = root.join(name);
+    if exact.is_dir() {
+        return Some(exact);
+    }
+    let by_number = std::fs::read_dir(root).ok()?.flatten().find_map(|entry| {
+        let entry_name = entry.file_name().to_str()?.to_owned();
+        (capability_of_dir(&entry_name) == Some(capability) && entry.path().is_dir())
+            .then(|| entry.path())
+    });
+    by_number.or_else(|| {
+        let default_name = CAPABILITY_DIRS[usize::from(capability - 1)];
+        let is_plain = !domain_files(root).is_empty() && !root.join(default_name).exists();
+        is_plain.then(|| root.to_owned())
+    })
+}
+
+/// `additional_instructions` by uuid from an agent-input file, when there is one.
+fn input_instructions(path: &Path) -> HashMap<String, String> {
+    let Ok(items) = crate::records::read_array(path) else {
+        return HashMap::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| {
+            let uuid = item.get("uuid")?.as_str()?.to_owned();
+            let text = item.get("additional_instructions")?.as_str()?.to_owned();
+            Some((uuid, text))
+        })
+        .collect()
+}
+
+/// Capability 4's weighting: the ground truth's scored turn uses both a retriever and an API.
+fn is_multi_source(sample: &Sample) -> bool {
+    sample.capability == 4
+        && sample.gt.turns.last().is_some_and(|turn| {
+            let retrievers = turn.calls.iter().filter(|c| policy::is_retriever(&c.name)).count();
+            retrievers > 0 && retrievers < turn.calls.len()
+        })
+}
+
+async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleReport {
+    let gt_turn = sample.gt.turns.last().cloned().unwrap_or_else(empty_turn);
+    let hops = gt_turn
+        .calls
+        .iter()
+        .filter(|c| c.name != "initialize_active_data" && !(sample.capability == 1 && c.name == "get_data"))
+        .count();
+    let mut report = SampleReport {
+        uuid: sample.gt.uuid.clone(),
+        domain: sample.domain.clone(),
+        turn_id: gt_turn.turn_id,
+        score: 0.0,
+        weight: if is_multi_source(&sample) { 2 } else { 1 },
+        hops,
+        gt_steps: 0,
+        pred_steps: 0,
+        extra_steps: 0,
+        judges: Judges::default(),
+        error_stage: None,
+        pred_answer: String::new(),
+        gt_answer: answer_text(&gt_turn.answer),
+        problems: std::mem::take(&mut sample.problems),
+    };
+    if sample.gt.turns.is_empty() {
+        report.problems.push("the ground truth has no turns".into());
+    }
+    let Some(pred) = sample.pred.take() else {
+        report.error_stage = Some("no_prediction".into());
+        return report;
+    };
+    let pred_index = match pred
+        .turns
+        .iter()
+        .position(|t| t.turn_id.is_some() && t.turn_id == gt_turn.turn_id)
+    {
+        Some(index) => Some(index),
+        None if pred.turns.len() == 1 => {
+            report.problems.push(format!(
+                "the prediction's turn_id {:?} differs from the ground truth's {:?}; its only turn was scored",
+                pred.turns[0].turn_id, gt_turn.turn_id
+            ));
+            Some(0)
+        }
+        None => None,
+    };
+    let Some(pred_index) = pred_index else {
+        report.problems.push(format!(
+            "the prediction has {} turns and none has the ground truth's turn_id {:?}",
+            pred.turns.len(),
+            gt_turn.turn_id
+        ));
+        report.error_stage = Some("turn_mismatch".into());
+        return report;
+    };
+    let pred_turn = &pred.turns[pred_index];
+    report.pred_answer = answer_text(&pred_turn.answer);
+
+    let (pred_replay, gt_replay) = tokio::join!(
+        replay(config, &sample, &pred, false),
+        replay(config, &sample, &sample.gt, true),
+    );
+    report.problems.extend(pred_replay.problems.iter().map(|p| format!("prediction replay: {p}")));
+    report.problems.extend(gt_replay.problems.iter().map(|p| format!("ground-truth replay: {p}")));
+    let empty = Vec::new();
+    let gt_calls = gt_replay.calls.last().unwrap_or(&empty);
+    let pred_calls = pred_replay.calls.get(pred_index).unwrap_or(&empty);
+    let gt_responses = gt_replay.responses.last().cloned().unwrap_or_default();
+    let pred_responses = pred_replay.responses.get(pred_index).cloned().unwrap_or_default();
+    report.gt_steps = gt_calls.len();
+    report.pred_steps = pred_calls.len();
+    report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
+
+    if config.policy_judge {
+        let predicted: Vec<&str> = pred_calls.iter().map(|c| c.name.as_str()).collect();
+        let truth: Vec<&str> = gt_calls.iter().map(|c| c.name.as_str()).collect();
+        report.judges.policy = policy::judge(
+            &sample.gt.additional_instructions,
+            &predicted,
+            &truth,
+            &config.policy_categories,
+        );
+        if report.judges.policy.as_ref().is_some_and(|v| !v.passed()) {
+            report.error_stage = Some("policy".into());
+            return report;
+        }
+    }
+    let exact = match config.exact_mode {
+        ExactMode::Reference => exact::reference(&gt_responses, &pred_responses),
+        ExactMode::Normalized => exact::normalized(&gt_responses, &pred_responses, &config.normalization),
+    };
+    let exact_passed = exact.passed();
+    report.judges.exact_match = Some(exact);
+    let pred_answer_text = match &pred_turn.answer {
+        Value::String(s) => s.clone(),
+        other => answer_text(other),
+    };
+    report.score = match &config.llm {
+        Some(client) => {
+            let query = gt_turn.query.clone();
+            let answer_ok = if exact_passed {
+                true
+            } else {
+                let verdict = llm::correctness(
+                    client,
+                    &config.prompts,
+                    &query,
+                    &report.gt_answer,
+                    &pred_answer_text,
+                )
+                .await;
+                let passed = verdict.passed();
+                report.judges.answer = Some(verdict);
+                passed
+            };
+            if answer_ok {
+                let verdict = llm::groundedness(
+                    client,
+                    &config.prompts,
+                    &query,
+                    &pred_answer_text,
+                    &pred_responses,
+                )
+                .await;
+                let score = verdict.score;
+                report.judges.groundedness = Some(verdict);
+                score
+            } else {
+                0.0
+            }
+        }
+        None if exact_passed => 1.0,
+        None => {
+            let verdict: Verdict = answer::judge(&gt_turn.answer, &pred_turn.answer);
+            let score = verdict.score;
+            report.judges.answer = Some(verdict);
+            score
+        }
+    };
+    if report.score != 1.0 {
+        let strip = |calls: &[Call]| -> Vec<Call> {
+            calls
+                .iter()
+                .filter(|c| !(sample.capability == 1 && c.name == "get_data"))
+                .cloned()
+                .collect()
+        };
+        report.error_stage =
+            Some(taxonomy::error_stage(&strip(gt_calls), &strip(pred_calls)).to_owned());
+    }
+    report
+}
+
+fn empty_turn() -> Turn {
+    Turn {
+        turn_id: None,
+        query: String::new(),
+        answer: Value::Null,
+        calls: Vec::new(),
+        stored_responses: Vec::new(),
+    }
+}
+
+/// Replays one side of a sample in a fresh session: every turn's calls in order.
+async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bool) -> Replayed {
+    let mut turns: Vec<Vec<Call>> = record.turns.iter().map(|t| t.calls.clone()).collect();
+    if sample.capability == 1 {
+        start_with_get_data(&mut turns, &sample.gt.uuid);
+    }
+    let mut replayed = Replayed {
+        calls: turns.clone(),
+        responses: Vec::new(),
+        problems: Vec::new(),
+    };
+    if turns.iter().all(Vec::is_empty) {
+        replayed.responses = turns.iter().map(|_| Vec::new()).collect();
+        return replayed;
+    }
+    let session = match config
+        .connector
+        .open(sample.capability, &sample.domain, config.call_timeout)
+        .await
+    {
+        Ok(session) => session,
+        Err(e) => {
+            // Every call answers with the failure, as the reference records client errors.
+            let text = Value::String(format!("Error: {e}"));
+            replayed.problems.push(e);
+            replayed.responses = turns.iter().map(|t| vec![text.clone(); t.len()]).collect();
+            return replayed;
+        }
+    };
+    let mut translator = LegacyTranslator::new(sample.gt.uuid.clone());
+    for (index, calls) in turns.iter().enumerate() {
+        let mut responses = Vec::with_capacity(calls.len());
+        for (position, call) in calls.iter().enumerate() {
+            let (name, arguments) = live_call(config, &session, &translator, sample.capability, call);
+            let response = session.call(&name, &arguments).await;
+            if let Some(failure) = &response.failure {
+                replayed.problems.push(format!("{name}: {failure}"));
+            }
+            if sample.capability == 1 {
+                translator.record(call.label.as_deref(), &response.text);
+            }
+            let value = if sample.capability == 4 && policy::is_retriever(&call.name) {
+                let stored = record.turns.get(index).and_then(|t| t.stored_responses.get(position));
+                retriever_texts(is_gt, stored, &response.text, &mut replayed.problems)
+            } else {
+                Value::String(response.text)
+            };
+            responses.push(value);
+        }
+        replayed.responses.push(responses);
+    }
+    session.close().await;
+    replayed
+}
+
+/// Capability 1: a trace starts in its universe. `initialize_active_data` (the legacy first
+/// call) becomes `get_data(uuid)`; a trace not starting with `get_data` gets it prepended, as
+/// the reference's runner calls it before the agent starts.
+fn start_with_get_data(turns: &mut Vec<Vec<Call>>, uuid: &str) {
+    let get_data = Call {
+        name: "get_data".into(),
+        arguments: json!({ "tool_universe_id": uuid }),
+        label: None,
+    };
+    if turns.is_empty() {
+        turns.push(Vec::new());
+    }
+    let first = &mut turns[0];
+    match first.first().map(|c| c.name.as_str()) {
+        Some("initialize_active_data") => {
+            let label = first[0].label.clone();
+            first[0] = Call { label, ..get_data };
+        }
+        Some("get_data") => {}
+        _ => first.insert(0, get_data),
+    }
+}
+
+/// The call as it goes to the server: legacy operation ids renamed, legacy capability-1 table
+/// references bound to live handles.
+fn live_call(
+    config: &EvalConfig,
+    session: &ReplaySession,
+    translator: &LegacyTranslator,
+    capability: u8,
+    call: &Call,
+) -> (String, Value) {
+    let name = if session.has_tool(&call.name) {
+        call.name.clone()
+    } else {
+        legacy_operation(&config.legacy_operation_ids, session, &call.name)
+            .unwrap_or_else(|| call.name.clone())
+    };
+    match (&call.arguments, capability) {
+        (Value::Object(arguments), 1) => {
+            let live = translator.translate(&name, arguments);
+            (live.name, Value::Object(live.arguments))
+        }
+        (arguments, _) => (name, arguments.clone()),
+    }
+}
+
+/// The live name of a legacy FastAPI-generated operation id
+/// (`<name>_v1_<domain>_<path>_get`): from the operation-id maps, or the longest listed tool
+/// name it starts with.
+fn legacy_operation(
+    map: &HashMap<String, String>,
+    session: &ReplaySession,
+    name: &str,
+) -> Option<String> {
+    if let Some(live) = map.get(name) {
+        return Some(live.clone());
+    }
+    if !name.ends_with("_get") {
+        return None;
+    }
+    let cut = name.find("_v1_")?;
+    let mut prefix = &name[..cut];
+    // Operation names may themselves contain `_v1_`; try each cut from the right.
+    loop {
+        if session.has_tool(prefix) {
+            return Some(prefix.to_owned());
+        }
+        let next = name[prefix.len() + 4..].find("_v1_")?;
+        prefix = &name[..prefix.len() + 4 + next];
+    }
+}
+
+/// Capability 4 compares retrieved documents as lists of texts: the ground truth's stored
+/// documents, the prediction's live ones (spec §2.8).
+fn retriever_texts(
+    is_gt: bool,
+    stored: Option<&Value>,
+    live: &str,
+    problems: &mut Vec<String>,
+) -> Value {
+    let texts = |items: &[Value]| -> Option<Value> {
+        items
+            .iter()
+            .map(|item| match item {
+                Value::Object(map) => map.get("text").cloned(),
+                Value::String(_) => Some(item.clone()),
+                _ => None,
+            })
+            .collect::<Option<Vec<Value>>>()
+            .map(Value::Array)
+    };
+    if is_gt {
+        match stored {
+            Some(Value::Array(items)) => {
+                if let Some(value) = texts(items) {
+                    return value;
+                }
+                problems.push("a stored retriever response is not a list of documents; the live one was used".into());
+            }
+            _ => problems.push("no stored retriever response; the live one was used".into()),
+        }
+    }
+    match serde_json::from_str::<Value>(live) {
+        Ok(Value::Object(map)) => match map.get("results") {
+            Some(Value::Array(items)) => texts(items).unwrap_or_else(|| Value::Array(Vec::new())),
+            _ => Value::Array(Vec::new()),
+        },
+        _ => Value::Array(Vec::new()),
+    }
+}
+
+/// Reads the operation-id maps: the reference's combined form
+/// (`{"files": {"<f>.py": {"mappings": {old: new}}}}`) or a flat `{old: new}` object.
+pub fn read_operation_id_map(path: &Path) -> Result<HashMap<String, String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let flat = |map: &Map<String, Value>| -> HashMap<String, String> {
+        map.iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+            .collect()
+    };
+    match &value {
+        Value::Object(map) if map.contains_key("files") => Ok(map["files"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, file)| file.get("mappings")?.as_object())
+            .flat_map(flat)
+            .collect()),
+        Value::Object(map) if map.contains_key("mappings") => Ok(map["mappings"]
+            .as_object()
+            .map(flat)
+            .unwrap_or_default()),
+        Value::Object(map) => Ok(flat(map)),
+        _ => Err(format!("{}: expected a JSON object", path.display())),
+    }
+}

@@ -1,0 +1,28 @@
+//! The benchmark's evaluator.
+//!
+//! Researchers score an agent by its traces: for every ground-truth sample, the prediction's
+//! tool calls and the ground truth's are replayed against the same MCP servers — the
+//! project's own in-process, or any server given as a command or URL — each in a fresh
+//! session, and the scored turn goes through the judges' waterfall ([`judges`]): the policy
+//! judge, exact match of the tool responses ([`judges::exact`], the reference's rule or a
+//! normalised one), then the LLM judges, or a deterministic answer match when no LLM is
+//! configured. Scores aggregate as published ([`report`]); [`render`] turns a report into
+//! Markdown and HTML, and [`validate`] checks prediction files as the reference's
+//! `validate_output.py` does.
+//!
+//! Unlike the reference, nothing in the input stops a run: malformed files and records, turns
+//! that do not line up, unknown tools, server errors and timeouts are recorded in the report.
+
+pub mod coerce;
+pub mod evaluate;
+pub mod judges;
+pub mod records;
+pub mod render;
+pub mod replay;
+pub mod report;
+pub mod taxonomy;
+pub mod validate;
+
+pub use evaluate::{EvalConfig, read_operation_id_map, run};
+pub use replay::{Connector, InProcess};
+pub use report::Report;

@@ -1,0 +1,267 @@
+//! The benchmark's record formats (ground truth, agent input, predictions), read leniently.
+//!
+//! The reference evaluator crashes on records that do not have the exact shape it expects; here
+//! every record is parsed on its own and what cannot be used becomes a [`Problem`] in the
+//! report, so one malformed record never stops a run.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// Something wrong with an input file or record, kept for the report.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Problem {
+    /// The file it was found in.
+    pub file: String,
+    /// The record's uuid, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    pub message: String,
+}
+
+/// One tool call as a trace records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub name: String,
+    /// The arguments: an object, or (from some agents) a JSON string to be parsed before the
+    /// call, or anything else, which replays as an error.
+    pub arguments: Value,
+    /// The legacy capability-1 form names each call's result for later `$<label>.data_path$`
+    /// references.
+    pub label: Option<String>,
+}
+
+/// One turn of a dialogue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub turn_id: Option<i64>,
+    pub query: String,
+    pub answer: Value,
+    pub calls: Vec<Call>,
+    /// The trace's own `tool_response` list (ground truth keeps the retrieved documents here).
+    pub stored_responses: Vec<Value>,
+}
+
+/// A ground-truth or prediction record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub uuid: String,
+    pub domain: String,
+    pub additional_instructions: String,
+    pub turns: Vec<Turn>,
+}
+
+/// Reads a JSON file holding an array of records; each element is returned as is.
+pub fn read_array(path: &Path) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Array(items)) => Ok(items),
+        Ok(_) => Err("expected a JSON array of records".into()),
+        Err(e) => Err(format!("not valid JSON: {e}")),
+    }
+}
+
+/// Parses one record; the error says what makes it unusable.
+pub fn parse_record(value: &Value) -> Result<Record, String> {
+    let object = value.as_object().ok_or("a record must be a JSON object")?;
+    let uuid = match object.get("uuid") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return Err("the record has no uuid".into()),
+    };
+    let domain = object
+        .get("domain")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let additional_instructions = object
+        .get("additional_instructions")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let turns = match object.get("output") {
+        Some(Value::Array(turns)) => turns.iter().map(parse_turn).collect::<Result<_, _>>()?,
+        Some(Value::Object(_)) => vec![parse_turn(&object["output"])?],
+        Some(Value::Null) | None => Vec::new(),
+        Some(_) => return Err("`output` must be a list of turns".into()),
+    };
+    Ok(Record {
+        uuid,
+        domain,
+        additional_instructions,
+        turns,
+    })
+}
+
+fn parse_turn(value: &Value) -> Result<Turn, String> {
+    let object = value.as_object().ok_or("a turn must be a JSON object")?;
+    let turn_id = object.get("turn_id").and_then(|v| match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    });
+    let query = match object.get("query") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => vakra_pyjson::py_str(other),
+    };
+    let answer = object.get("answer").cloned().unwrap_or(Value::Null);
+    let (calls, stored_responses) = match object.get("sequence") {
+        Some(Value::Object(sequence)) => parse_sequence(sequence)?,
+        // The published capability-1 sample wraps the sequence object in a list.
+        Some(Value::Array(items)) => {
+            let mut calls = Vec::new();
+            let mut responses = Vec::new();
+            for item in items {
+                let sequence = item
+                    .as_object()
+                    .ok_or("`sequence` must be an object (or a list of objects)")?;
+                let (c, r) = parse_sequence(sequence)?;
+                calls.extend(c);
+                responses.extend(r);
+            }
+            (calls, responses)
+        }
+        Some(Value::Null) | None => (Vec::new(), Vec::new()),
+        Some(_) => return Err("`sequence` must be an object".into()),
+    };
+    Ok(Turn {
+        turn_id,
+        query,
+        answer,
+        calls,
+        stored_responses,
+    })
+}
+
+fn parse_sequence(sequence: &Map<String, Value>) -> Result<(Vec<Call>, Vec<Value>), String> {
+    let calls = match sequence.get("tool_call") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| {
+                let call = item.as_object()?;
+                let name = call.get("name")?.as_str()?.to_owned();
+                Some(Call {
+                    name,
+                    arguments: call
+                        .get("arguments")
+                        .cloned()
+                        .unwrap_or_else(|| Value::Object(Map::new())),
+                    label: call.get("label").and_then(Value::as_str).map(str::to_owned),
+                })
+            })
+            .collect(),
+        Some(Value::Null) | None => Vec::new(),
+        Some(_) => return Err("`sequence.tool_call` must be a list".into()),
+    };
+    let responses = match sequence.get("tool_response") {
+        Some(Value::Array(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    Ok((calls, responses))
+}
+
+/// Reads a file of records: the usable ones, and a problem for each one that is not.
+pub fn read_records(path: &Path) -> (Vec<Record>, Vec<Problem>) {
+    let file = path.display().to_string();
+    let items = match read_array(path) {
+        Ok(items) => items,
+        Err(message) => {
+            return (
+                Vec::new(),
+                vec![Problem {
+                    file,
+                    uuid: None,
+                    message,
+                }],
+            );
+        }
+    };
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        match parse_record(item) {
+            Ok(record) => records.push(record),
+            Err(message) => problems.push(Problem {
+                file: file.clone(),
+                uuid: item
+                    .get("uuid")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                message: format!("record {index}: {message}"),
+            }),
+        }
+    }
+    (records, problems)
+}
+
+/// The benchmark's names of the four capabilities' data folders.
+pub const CAPABILITY_DIRS: [&str; 4] = [
+    "capability_1_bi_apis",
+    "capability_2_dashboard_apis",
+    "capability_3_multihop_reasoning",
+    "capability_4_multiturn",
+];
+
+/// The capability (1–4) a folder name stands for: `capability_<n>_…`.
+pub fn capability_of_dir(name: &str) -> Option<u8> {
+    let rest = name.strip_prefix("capability_")?;
+    let digit = rest.chars().next()?.to_digit(10)?;
+    ((1..=4).contains(&digit) && rest[1..].starts_with('_')).then_some(digit as u8)
+}
+
+/// The `<domain>.json` files of a folder, sorted by name (`*_tools.json` and dot files skipped,
+/// as the reference's runner writes those beside its predictions).
+pub fn domain_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            let stem = path.file_stem()?.to_str()?.to_owned();
+            let is_json = path.extension().is_some_and(|e| e == "json");
+            (is_json && !stem.starts_with('.') && !stem.ends_with("_tools") && path.is_file())
+                .then_some((stem, path))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sequence_lists_and_string_ids_are_accepted() {
+        let record = parse_record(&json!({
+            "uuid": "u1", "domain": "d",
+            "output": [{"turn_id": "2", "query": "q", "answer": ["1"],
+                        "sequence": [{"tool_call": [{"name": "a", "arguments": {"x": 1}, "label": "L"}, {"arguments": {}}]}]}]
+        }))
+        .unwrap();
+        assert_eq!(record.turns[0].turn_id, Some(2));
+        assert_eq!(record.turns[0].calls.len(), 1, "calls without a name are dropped");
+        assert_eq!(record.turns[0].calls[0].arguments, json!({"x": 1}));
+    }
+
+    #[test]
+    fn unusable_records_say_why() {
+        assert!(parse_record(&json!([1])).unwrap_err().contains("object"));
+        assert!(parse_record(&json!({"domain": "d"})).unwrap_err().contains("uuid"));
+        assert!(
+            parse_record(&json!({"uuid": "u", "output": [{"sequence": 3}]}))
+                .unwrap_err()
+                .contains("sequence")
+        );
+    }
+
+    #[test]
+    fn capability_folders() {
+        assert_eq!(capability_of_dir("capability_4_multiturn"), Some(4));
+        assert_eq!(capability_of_dir("capability_5_x"), None);
+        assert_eq!(capability_of_dir("capability_12"), None);
+    }
+}

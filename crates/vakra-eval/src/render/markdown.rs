@@ -1,0 +1,76 @@
+use std::fmt::Write;
+
+use super::pct;
+use crate::report::Report;
+
+/// The report as Markdown: the headline scores, then per capability its domains, hops, sources
+/// and error stages.
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# VAKRA evaluation\n");
+    let _ = writeln!(out, "**Leaderboard score: {}**\n", pct(report.leaderboard_score));
+    let _ = writeln!(out, "| capability | score | correct | samples | missing predictions |");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+    for (n, c) in &report.capabilities {
+        let _ = writeln!(
+            out,
+            "| {n} `{}` | {} | {} | {} | {} |",
+            c.name,
+            pct(c.score),
+            c.n_correct,
+            c.n_samples,
+            c.missing_prediction_uuids.len()
+        );
+    }
+    let s = &report.settings;
+    let _ = writeln!(
+        out,
+        "\nReplay: {}, {} sessions; exact match: {:?}; policy judge: {}; answers: {}; {} samples in {:.1} s.\n",
+        s.replay,
+        s.sessions,
+        s.exact_match,
+        if s.policy_judge { "on" } else { "off" },
+        s.answer_judge,
+        report.timing.samples,
+        report.timing.seconds
+    );
+    for warning in &report.warnings {
+        let _ = writeln!(out, "> {warning}\n");
+    }
+    for (n, c) in &report.capabilities {
+        let _ = writeln!(out, "## Capability {n}: {}\n", c.name);
+        if c.score != c.unweighted_score {
+            let _ = writeln!(
+                out,
+                "Score {} (multi-source samples weigh double); unweighted {}.\n",
+                pct(c.score),
+                pct(c.unweighted_score)
+            );
+        }
+        for (title, rows) in [("domain", &c.domains), ("hops", &c.by_hops), ("source", &c.by_source)] {
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "| {title} | score | correct | samples |\n|---|---:|---:|---:|");
+            for (key, b) in rows {
+                let _ = writeln!(out, "| {key} | {} | {} | {} |", pct(b.score), b.n_correct, b.n_samples);
+            }
+            out.push('\n');
+        }
+        if !c.errors.is_empty() {
+            let _ = writeln!(out, "| first failing stage | samples |\n|---|---:|");
+            for (stage, count) in &c.errors {
+                let _ = writeln!(out, "| {stage} | {count} |");
+            }
+            out.push('\n');
+        }
+    }
+    if !report.problems.is_empty() {
+        let _ = writeln!(out, "## Problems\n");
+        for p in &report.problems {
+            let uuid = p.uuid.as_deref().map(|u| format!(" ({u})")).unwrap_or_default();
+            let _ = writeln!(out, "- `{}`{uuid}: {}", p.file, p.message);
+        }
+    }
+    out
+}

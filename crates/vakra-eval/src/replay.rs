@@ -1,0 +1,209 @@
+//! Where replayed calls go: the project's own servers in-process (a real MCP session over an
+//! in-memory pipe, so agents' and the evaluator's view are the same), any MCP server started
+//! as a command (stdio), or one reached by URL (streamable HTTP). Every sample gets fresh
+//! sessions, so no state (capability-1 handles, BPO counters) leaks between samples.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Map, Value};
+use vakra_mcp::{Capability, EnvServer, ServerOptions, SessionSpec};
+
+use crate::coerce::coerce_arguments;
+
+/// How sessions are opened.
+#[derive(Clone)]
+pub enum Connector {
+    /// The project's servers, in this process.
+    InProcess(Arc<InProcess>),
+    /// An MCP server spawned per session over stdio. `{capability}` and `{domain}` in the
+    /// arguments are replaced; the child also gets `CAPABILITY_ID` and `MCP_DOMAIN`, as the
+    /// reference's dispatcher reads them.
+    Command { program: String, args: Vec<String> },
+    /// A streamable-HTTP MCP endpoint; `{capability}` and `{domain}` in it are replaced.
+    Url(String),
+}
+
+/// The in-process servers, each (capability, domain) loaded once and cloned per session.
+pub struct InProcess {
+    options: ServerOptions,
+    servers: Mutex<HashMap<(u8, String), Result<EnvServer, String>>>,
+}
+
+impl InProcess {
+    pub fn new(options: ServerOptions) -> Self {
+        Self {
+            options,
+            servers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn server(&self, capability: u8, domain: &str) -> Result<EnvServer, String> {
+        let mut servers = self.servers.lock().unwrap_or_else(|e| e.into_inner());
+        servers
+            .entry((capability, domain.to_owned()))
+            .or_insert_with(|| {
+                let capability: Capability = capability.to_string().parse().map_err(|e| {
+                    format!("{e}") // unreachable for 1–4, kept as an error rather than a panic
+                })?;
+                EnvServer::open(&SessionSpec::new(capability, domain), &self.options)
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map(EnvServer::new_session)
+            .map_err(Clone::clone)
+    }
+}
+
+impl Connector {
+    /// A short description for the report.
+    pub fn describe(&self) -> String {
+        match self {
+            Connector::InProcess(_) => "in-process".into(),
+            Connector::Command { program, args } => format!("command: {program} {}", args.join(" ")),
+            Connector::Url(url) => format!("url: {url}"),
+        }
+    }
+
+    /// Opens a fresh MCP session for one capability and domain and reads its tool list.
+    pub async fn open(
+        &self,
+        capability: u8,
+        domain: &str,
+        call_timeout: Duration,
+    ) -> Result<ReplaySession, String> {
+        let fill = |s: &str| {
+            s.replace("{capability}", &capability.to_string())
+                .replace("{domain}", domain)
+        };
+        let connect = async {
+            match self {
+                Connector::InProcess(servers) => {
+                    let server = servers.server(capability, domain)?;
+                    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+                    tokio::spawn(async move {
+                        if let Ok(running) = server.serve(server_end).await {
+                            let _ = running.waiting().await;
+                        }
+                    });
+                    ().serve(client_end).await.map_err(|e| e.to_string())
+                }
+                Connector::Command { program, args } => {
+                    let mut command = tokio::process::Command::new(program);
+                    command
+                        .args(args.iter().map(|a| fill(a)))
+                        .env("CAPABILITY_ID", capability.to_string())
+                        .env("MCP_DOMAIN", domain)
+                        .stderr(std::process::Stdio::null());
+                    let transport = TokioChildProcess::new(command)
+                        .map_err(|e| format!("cannot start {program}: {e}"))?;
+                    ().serve(transport).await.map_err(|e| e.to_string())
+                }
+                Connector::Url(url) => {
+                    let transport = StreamableHttpClientTransport::from_uri(fill(url));
+                    ().serve(transport).await.map_err(|e| e.to_string())
+                }
+            }
+        };
+        let client = tokio::time::timeout(call_timeout, connect)
+            .await
+            .map_err(|_| format!("no MCP session within {call_timeout:?}"))?
+            .map_err(|e| format!("cannot open an MCP session: {e}"))?;
+        let tools = tokio::time::timeout(call_timeout, client.list_all_tools())
+            .await
+            .map_err(|_| format!("tools/list unanswered within {call_timeout:?}"))?
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let schemas = tools
+            .into_iter()
+            .map(|tool| {
+                (
+                    tool.name.to_string(),
+                    Value::Object((*tool.input_schema).clone()),
+                )
+            })
+            .collect();
+        Ok(ReplaySession {
+            client,
+            schemas,
+            call_timeout,
+        })
+    }
+}
+
+/// One replayed call's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The first content item's text, as the reference keeps it; `"Error: …"` when the call
+    /// itself failed.
+    pub text: String,
+    /// Why the call failed at the protocol level (timeouts, a closed session), for the report.
+    pub failure: Option<String>,
+}
+
+/// An open MCP session and its tool schemas.
+pub struct ReplaySession {
+    client: RunningService<RoleClient, ()>,
+    schemas: HashMap<String, Value>,
+    call_timeout: Duration,
+}
+
+impl ReplaySession {
+    /// Whether the server lists a tool of this name.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.schemas.contains_key(name)
+    }
+
+    /// Calls a tool with the reference's argument handling: a JSON string is parsed first,
+    /// and listed tools get their arguments coerced to the schema.
+    pub async fn call(&self, name: &str, arguments: &Value) -> Response {
+        let mut arguments = match arguments {
+            Value::Object(map) => map.clone(),
+            Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => map,
+                _ => return failed(format!("arguments are not a JSON object: {text}")),
+            },
+            Value::Null => Map::new(),
+            other => return failed(format!("arguments are not an object: {other}")),
+        };
+        if let Some(schema) = self.schemas.get(name) {
+            coerce_arguments(&mut arguments, schema);
+        }
+        let request = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(self.call_timeout, self.client.call_tool(request)).await {
+            Err(_) => failed(format!("no answer within {:?}", self.call_timeout)),
+            Ok(Err(ServiceError::McpError(error))) => Response {
+                text: format!("Error: {}", error.message),
+                failure: None,
+            },
+            Ok(Err(error)) => failed(error.to_string()),
+            Ok(Ok(result)) => Response {
+                text: result
+                    .content
+                    .first()
+                    .map(|item| match item.as_text() {
+                        Some(text) => text.text.clone(),
+                        None => serde_json::to_string(item).unwrap_or_default(),
+                    })
+                    .unwrap_or_default(),
+                failure: None,
+            },
+        }
+    }
+
+    /// Ends the session (the server process, if any, exits when its input closes).
+    pub async fn close(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+fn failed(message: String) -> Response {
+    Response {
+        text: format!("Error: {message}"),
+        failure: Some(message),
+    }
+}
