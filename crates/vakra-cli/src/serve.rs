@@ -5,12 +5,14 @@ use std::time::Instant;
 use clap::Args;
 use vakra_endpoint::RestBird;
 
-use crate::DataArgs;
+use crate::{DataArgs, TraceDirArg};
 
 #[derive(Args)]
 pub struct ServeArgs {
     #[command(flatten)]
     data: DataArgs,
+    #[command(flatten)]
+    trace: TraceDirArg,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8000")]
     listen: SocketAddr,
@@ -23,7 +25,8 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     limit_malloc_arenas();
-    let options = args.data.options()?;
+    let mut options = args.data.options()?;
+    args.trace.apply(&mut options)?;
     let bird = Arc::new(RestBird::load(
         &options.root,
         options.db_root.clone(),
