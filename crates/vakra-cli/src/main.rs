@@ -87,7 +87,10 @@ impl TraceDirArg {
     fn apply(&self, options: &mut ServerOptions) -> anyhow::Result<()> {
         if let Some(dir) = &self.trace {
             std::fs::create_dir_all(dir).map_err(|e| {
-                anyhow::anyhow!("--trace {}: cannot create the directory: {e}", dir.display())
+                anyhow::anyhow!(
+                    "--trace {}: cannot create the directory: {e}",
+                    dir.display()
+                )
             })?;
             options.trace_dir = Some(dir.clone());
         }

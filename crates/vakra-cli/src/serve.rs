@@ -37,6 +37,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let retrievers = Arc::new(vakra_retrieval::Retrievers::open(&options.root)?);
     let app = vakra_rest::router(api)
         .merge(vakra_mcp::http_router(options.clone(), Arc::clone(&bird)))
+        .merge(vakra_explorer::router(options.clone(), Arc::clone(&bird)))
         .nest("/retriever", vakra_retrieval::http_router(retrievers));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .max_blocking_threads(args.sql_threads.max(1))
@@ -47,11 +48,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         // The first line on stdout says where to connect (useful with port 0).
         println!("listening on http://{}", listener.local_addr()?);
         tracing::info!(
-            "serving {} domains, {} endpoints on http://{} (ready in {:?}); MCP at /mcp/<capability>/<domain>",
+            "serving {} domains, {} endpoints on http://{addr} (ready in {:?}); MCP at /mcp/<capability>/<domain>; tools explorer at http://{addr}/explorer/",
             bird.domains().len(),
             bird.endpoints().len(),
-            listener.local_addr()?,
-            started.elapsed()
+            started.elapsed(),
+            addr = listener.local_addr()?,
         );
         axum::serve(listener, app)
             .with_graceful_shutdown(shutdown_signal())

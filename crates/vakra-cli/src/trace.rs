@@ -136,7 +136,10 @@ fn duration_s(trace: &Trace) -> f64 {
     let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
     let (Some(start), Some(last)) = (
         parse(&trace.header.started_at),
-        trace.calls.last().and_then(|c| Some((parse(&c.started_at)?, c.duration_ms))),
+        trace
+            .calls
+            .last()
+            .and_then(|c| Some((parse(&c.started_at)?, c.duration_ms))),
     ) else {
         return 0.0;
     };
@@ -218,7 +221,11 @@ mod tests {
 
     #[test]
     fn records_have_one_turn_with_every_call() {
-        let t = trace("s2", 2, &[("get_x", Value::Null), ("get_y", json!({"a": 1}))]);
+        let t = trace(
+            "s2",
+            2,
+            &[("get_x", Value::Null), ("get_y", json!({"a": 1}))],
+        );
         let r = record(&t, "u".into(), "42".into(), 3);
         assert_eq!(r["uuid"], "u");
         assert_eq!(r["domain"], "library");

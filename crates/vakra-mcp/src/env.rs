@@ -163,6 +163,11 @@ impl ServerOptions {
         config
     }
 
+    /// Where the BPO data set of capability 3's `bpo` domain lives.
+    pub fn bpo_dir(&self) -> PathBuf {
+        self.root.path().join("bpo")
+    }
+
     /// The capability-1 mapping and texts of the data root.
     pub fn chaining_data(&self) -> Result<ChainingData, SpecError> {
         let root = self.root.path().to_owned();
@@ -307,7 +312,7 @@ impl EnvServer {
     }
 
     fn bpo(options: &ServerOptions) -> Result<Self, SpecError> {
-        let data = vakra_bpo::BpoData::load(&options.root.path().join("bpo"))?;
+        let data = vakra_bpo::BpoData::load(&options.bpo_dir())?;
         Ok(EnvServer::Bpo(BpoToolServer::new(Arc::new(data))))
     }
 }

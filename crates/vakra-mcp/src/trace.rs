@@ -242,13 +242,12 @@ impl SessionTrace {
                     started_at: timestamp(self.started_at),
                     vakra_version: env!("CARGO_PKG_VERSION").to_owned(),
                 });
-                let opened = create_file(&self.dir, &file_stem(&session_id)).and_then(
-                    |(path, mut file)| {
-                        write_line(&mut file, &header)
-                            .map(|()| file)
-                            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
-                    },
-                );
+                let opened =
+                    create_file(&self.dir, &file_stem(&session_id)).and_then(|(path, mut file)| {
+                        write_line(&mut file, &header).map(|()| file).map_err(|e| {
+                            std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+                        })
+                    });
                 match opened {
                     Ok(file) => Some(Mutex::new(file)),
                     Err(e) => {
@@ -290,7 +289,11 @@ fn call_record(
                     _ => None,
                 })
                 .collect();
-            (Some(texts.join("\n")), result.is_error.unwrap_or(false), None)
+            (
+                Some(texts.join("\n")),
+                result.is_error.unwrap_or(false),
+                None,
+            )
         }
         // Input requests and tasks: no server here answers with them.
         Ok(_) => (None, false, None),
@@ -305,10 +308,7 @@ fn call_record(
     };
     CallRecord {
         tool: request.name.to_string(),
-        arguments: request
-            .arguments
-            .clone()
-            .map_or(Value::Null, Value::Object),
+        arguments: request.arguments.clone().map_or(Value::Null, Value::Object),
         text,
         is_error,
         error,
@@ -393,7 +393,12 @@ mod tests {
         let e = Trace::read(&path).unwrap_err().to_string();
         assert!(e.ends_with("t.jsonl:1: missing field `tool`"), "{e}");
         std::fs::write(&path, "").unwrap();
-        assert!(Trace::read(&path).unwrap_err().to_string().contains("empty trace"));
+        assert!(
+            Trace::read(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("empty trace")
+        );
         let header = r#"{"type":"session","session_id":"s","capability":2,"domains":["library"],"started_at":"t","vakra_version":"0"}"#;
         std::fs::write(&path, format!("{header}\n\n{header}\n")).unwrap();
         assert!(
@@ -403,6 +408,11 @@ mod tests {
                 .contains("t.jsonl:3: more than one session line")
         );
         std::fs::write(&path, format!("{header}\nnot json\n")).unwrap();
-        assert!(Trace::read(&path).unwrap_err().to_string().contains("t.jsonl:2:"));
+        assert!(
+            Trace::read(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("t.jsonl:2:")
+        );
     }
 }
