@@ -8,18 +8,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use common::{McpClient, Server, call_tool, http_client, repo_root, vakra};
-use rmcp::ServiceExt;
-use rmcp::transport::TokioChildProcess;
+use common::{
+    McpClient, Server, call_tool, http_client, output_ok, repo_root, stdio_client, vakra,
+};
 use serde_json::{Value, json};
-
-async fn stdio_client(args: &[&str]) -> McpClient {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
-    command.arg("mcp").args(args).stderr(Stdio::null());
-    ().serve(TokioChildProcess::new(command).unwrap())
-        .await
-        .unwrap()
-}
 
 fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -170,23 +162,14 @@ async fn stdio_and_http_sessions_are_traced_and_exported() {
 
     // export: capability 1's uuid is its universe; the other session gets the given uuid/answer
     let out = dir.path().join("predictions.json");
-    let output = vakra()
-        .args(["trace", "export", "--trace"])
-        .arg(&traces)
-        .arg("--out")
-        .arg(&out)
-        .args([
-            "--uuid",
-            &format!("{bpo_id}=task-7"),
-            "--answer",
-            &format!("{bpo_id}=42"),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = output_ok(
+        vakra()
+            .args(["trace", "export", "--trace"])
+            .arg(&traces)
+            .arg("--out")
+            .arg(&out)
+            .args(["--uuid", &format!("{bpo_id}=task-7")])
+            .args(["--answer", &format!("{bpo_id}=42")]),
     );
     assert!(String::from_utf8_lossy(&output.stdout).contains("exported 2 sessions"));
     let records: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();

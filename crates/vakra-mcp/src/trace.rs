@@ -389,30 +389,23 @@ mod tests {
     fn bad_trace_files_are_reported_with_their_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
-        std::fs::write(&path, "{\"type\":\"call\"}\n").unwrap();
-        let e = Trace::read(&path).unwrap_err().to_string();
-        assert!(e.ends_with("t.jsonl:1: missing field `tool`"), "{e}");
-        std::fs::write(&path, "").unwrap();
-        assert!(
-            Trace::read(&path)
-                .unwrap_err()
-                .to_string()
-                .contains("empty trace")
-        );
+        let error = |content: &str| {
+            std::fs::write(&path, content).unwrap();
+            Trace::read(&path).unwrap_err().to_string()
+        };
         let header = r#"{"type":"session","session_id":"s","capability":2,"domains":["library"],"started_at":"t","vakra_version":"0"}"#;
-        std::fs::write(&path, format!("{header}\n\n{header}\n")).unwrap();
-        assert!(
-            Trace::read(&path)
-                .unwrap_err()
-                .to_string()
-                .contains("t.jsonl:3: more than one session line")
+        let e = error("{\"type\":\"call\"}\n");
+        assert!(e.ends_with("t.jsonl:1: missing field `tool`"), "{e}");
+        assert!(error("").ends_with("t.jsonl:1: empty trace"));
+        let e = error(&format!("{header}\n\n{header}\n"));
+        assert!(e.ends_with("t.jsonl:3: more than one session line"), "{e}");
+        assert!(error(&format!("{header}\nnot json\n")).contains("t.jsonl:2: expected"));
+        let e = error(
+            r#"{"type":"call","tool":"x","arguments":null,"text":null,"is_error":false,"started_at":"t","duration_ms":1}"#,
         );
-        std::fs::write(&path, format!("{header}\nnot json\n")).unwrap();
         assert!(
-            Trace::read(&path)
-                .unwrap_err()
-                .to_string()
-                .contains("t.jsonl:2:")
+            e.ends_with("t.jsonl:1: the first line must be the session line"),
+            "{e}"
         );
     }
 }

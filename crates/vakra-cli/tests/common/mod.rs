@@ -79,6 +79,27 @@ pub async fn request(method: reqwest::Method, url: &str) -> (u16, String, String
 /// An MCP client session.
 pub type McpClient = rmcp::service::RunningService<rmcp::service::RoleClient, ()>;
 
+/// An MCP session with a `vakra mcp` child process started with `args`.
+pub async fn stdio_client(args: &[&str]) -> McpClient {
+    use rmcp::ServiceExt;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
+    command.arg("mcp").args(args).stderr(Stdio::null());
+    ().serve(rmcp::transport::TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap()
+}
+
+/// Runs a command that must succeed (its stderr is shown when it does not).
+pub fn output_ok(command: &mut Command) -> std::process::Output {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// An MCP session over streamable HTTP at `<base>/mcp/<capability>/<domain>`.
 pub async fn http_client(base: &str, capability: &str, domain: &str) -> McpClient {
     use rmcp::ServiceExt;
