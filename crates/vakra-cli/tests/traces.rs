@@ -13,6 +13,14 @@ use common::{
 };
 use serde_json::{Value, json};
 
+/// A capability-2 `library` session over stdio, traced to `dir`.
+async fn library_session(dir: &Path) -> McpClient {
+    let root = repo_root();
+    let mut args = vec!["--capability", "2", "--domain", "library", "--root"];
+    args.extend([root.to_str().unwrap(), "--trace", dir.to_str().unwrap()]);
+    stdio_client(&args).await
+}
+
 fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -79,17 +87,7 @@ async fn stdio_and_http_sessions_are_traced_and_exported() {
     let root = repo_root();
     let dir = tempfile::tempdir().unwrap();
     let traces = dir.path().join("traces");
-    let args = [
-        "--capability",
-        "2",
-        "--domain",
-        "library",
-        "--root",
-        root.to_str().unwrap(),
-        "--trace",
-        traces.to_str().unwrap(),
-    ];
-    let client = stdio_client(&args).await;
+    let client = library_session(&traces).await;
     let stdio_calls = run_calls(
         &client,
         &[
@@ -200,17 +198,7 @@ async fn stdio_and_http_sessions_are_traced_and_exported() {
 #[tokio::test]
 async fn an_unwritable_trace_directory_does_not_fail_calls() {
     // /proc/self exists, but no file can be created in it, not even by root
-    let client = stdio_client(&[
-        "--capability",
-        "2",
-        "--domain",
-        "library",
-        "--root",
-        repo_root().to_str().unwrap(),
-        "--trace",
-        "/proc/self",
-    ])
-    .await;
+    let client = library_session(Path::new("/proc/self")).await;
     for _ in 0..2 {
         let (text, is_error) = call_tool(
             &client,
