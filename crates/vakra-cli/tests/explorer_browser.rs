@@ -1,7 +1,8 @@
 //! The tools explorer of `vakra serve`: its routes and listing over plain HTTP, and a click
 //! through in headless Chromium (capability 2, and capability 1's `get_data` followed by tools
 //! that only the refreshed listing has), whose result texts, `isError` flags and tool lists must
-//! equal what an MCP client gets from the same server. Screenshots go to the target directory.
+//! equal what an MCP client gets from the same server and what the session's trace recorded.
+//! Screenshots go to the target directory.
 //!
 //! The browser part needs Chromium and `tests/browser/node_modules` (`make browser`); without
 //! them it is skipped, unless `VAKRA_REQUIRE_BROWSER` is set (as `make test` does).
@@ -151,7 +152,13 @@ async fn a_call_through_the_page_shows_what_an_agent_gets() {
             return;
         }
     };
-    let server = demo_server();
+    let traces = tempfile::tempdir().unwrap();
+    let server = Server::start(&[
+        "--root",
+        repo_root().to_str().unwrap(),
+        "--trace",
+        traces.path().to_str().unwrap(),
+    ]);
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explorer");
     std::fs::create_dir_all(&shots).unwrap();
     let plan = plan();
@@ -186,6 +193,22 @@ async fn a_call_through_the_page_shows_what_an_agent_gets() {
         let domain = step["domain"].as_str().unwrap();
         let session_id = seen["sessionId"].as_str().unwrap();
         assert_eq!(session_id.len(), 36, "a session id is shown: {session_id}");
+        // the page's session was traced under the id it shows, with the texts it shows
+        let trace = std::fs::read_to_string(traces.path().join(format!("{session_id}.jsonl")))
+            .expect("the page's session has a trace");
+        let traced: Vec<Value> = trace
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let shown_calls = seen["calls"].as_array().unwrap();
+        assert_eq!(traced.len(), shown_calls.len());
+        for (line, shown) in traced.iter().zip(shown_calls) {
+            assert_eq!(line["tool"], shown["tool"]);
+            assert_eq!(line["arguments"], shown["arguments"]);
+            assert_eq!(line["text"], shown["text"]);
+            assert_eq!(line["is_error"], shown["isError"]);
+        }
         // the same calls in a fresh session of the same server
         let client = http_client(&server.base, &capability, domain).await;
         let tools = client.list_all_tools().await.unwrap();
