@@ -26,14 +26,18 @@ const STYLE_CSS: &str = include_str!("page/style.css");
 /// What the page may open: the capabilities and, for each, the domains a session can serve.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Listing {
+    /// Capabilities 1 to 4, in order.
     pub capabilities: Vec<CapabilityEntry>,
 }
 
 /// One capability in the listing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CapabilityEntry {
+    /// The capability's number (the `<capability>` of `/mcp/<capability>/<domain>`).
     pub capability: u8,
+    /// A short name for people.
     pub title: &'static str,
+    /// The domains a session of this capability can open.
     pub domains: Vec<DomainEntry>,
     /// Why the capability has no domains when its data could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -43,6 +47,7 @@ pub struct CapabilityEntry {
 /// One domain in the listing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DomainEntry {
+    /// The domain (the `<domain>` of `/mcp/<capability>/<domain>`).
     pub name: String,
     /// Capability 1: the domain's universe ids (values for `get_data`'s `tool_universe_id`).
     #[serde(skip_serializing_if = "Vec::is_empty")]

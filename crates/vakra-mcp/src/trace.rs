@@ -73,25 +73,31 @@ pub struct CallRecord {
 /// A JSON-RPC error answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProtocolError {
+    /// The JSON-RPC error code.
     pub code: i32,
+    /// The error message the client got.
     pub message: String,
 }
 
 /// A trace file read back: its header and its calls in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trace {
+    /// The session line.
     pub header: SessionHeader,
+    /// The call lines, in file order.
     pub calls: Vec<CallRecord>,
 }
 
 /// Why a trace file cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
+    /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
         path: String,
         source: std::io::Error,
     },
+    /// A line (1-based) is not what `docs/traces.md` describes.
     #[error("{path}:{line}: {message}")]
     Format {
         path: String,
