@@ -3,7 +3,7 @@ CARGO ?= cargo
 export CARGO_INCREMENTAL ?= 0
 export CARGO_PROFILE_DEV_DEBUG ?= 0
 
-.PHONY: all build release demo test python-client fmt lint bench demo-data catalogs docker conformance clean
+.PHONY: all build release demo test python-client browser fmt lint bench demo-data catalogs docker conformance clean
 
 all: build
 
@@ -19,8 +19,12 @@ demo: release
 python-client:
 	bash scripts/setup-python.sh
 
-test: python-client
-	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 $(CARGO) test --workspace
+# Chromium and playwright-core for the explorer's browser test (tests/browser/).
+browser:
+	bash scripts/setup-browser.sh
+
+test: python-client browser
+	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 $(CARGO) test --workspace
 
 fmt:
 	$(CARGO) fmt --all

@@ -8,6 +8,7 @@ mod index;
 mod mcp;
 mod serve;
 mod tools;
+mod trace;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -39,6 +40,8 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Inspect the tools a data root offers.
     Tools(tools::ToolsArgs),
+    /// Convert session traces (`--trace`) into the benchmark's prediction format.
+    Trace(trace::TraceArgs),
 }
 
 /// Where the data is and how to treat the reference's quirks; shared by the server commands.
@@ -71,6 +74,30 @@ struct DataArgs {
     session_idle_secs: u64,
 }
 
+/// `--trace DIR`, shared by the commands that serve MCP sessions.
+#[derive(Args, Clone)]
+struct TraceDirArg {
+    /// Write one JSONL trace per MCP session into DIR (created if missing; see docs/traces.md).
+    #[arg(long = "trace", value_name = "DIR")]
+    trace: Option<PathBuf>,
+}
+
+impl TraceDirArg {
+    /// Creates the directory and records it in the server options.
+    fn apply(&self, options: &mut ServerOptions) -> anyhow::Result<()> {
+        if let Some(dir) = &self.trace {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                anyhow::anyhow!(
+                    "--trace {}: cannot create the directory: {e}",
+                    dir.display()
+                )
+            })?;
+            options.trace_dir = Some(dir.clone());
+        }
+        Ok(())
+    }
+}
+
 impl DataArgs {
     fn options(&self) -> anyhow::Result<ServerOptions> {
         let root = DataRoot::new(&self.root);
@@ -91,6 +118,7 @@ impl DataArgs {
             chaining_mode: self.server_type.parse()?,
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
+            trace_dir: None,
             chaining_data: Default::default(),
         })
     }
@@ -128,6 +156,10 @@ fn main() -> anyhow::Result<()> {
         Command::Tools(args) => {
             init_logging("warn");
             tools::run(args)
+        }
+        Command::Trace(args) => {
+            init_logging("warn");
+            trace::run(args)
         }
     }
 }

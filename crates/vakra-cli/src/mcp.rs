@@ -1,7 +1,7 @@
 use clap::Args;
 use vakra_mcp::{Capability, EnvServer, SessionSpec};
 
-use crate::DataArgs;
+use crate::{DataArgs, TraceDirArg};
 
 #[derive(Args)]
 pub struct McpArgs {
@@ -13,17 +13,20 @@ pub struct McpArgs {
     domain: String,
     #[command(flatten)]
     data: DataArgs,
+    #[command(flatten)]
+    trace: TraceDirArg,
 }
 
 pub fn run(args: McpArgs) -> anyhow::Result<()> {
     let capability: Capability = args.capability.parse()?;
-    let options = args.data.options()?;
+    let mut options = args.data.options()?;
+    args.trace.apply(&mut options)?;
     let spec = SessionSpec::new(capability, &args.domain);
     let server = EnvServer::open(&spec, &options)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(vakra_mcp::serve_stdio(server))?;
+    runtime.block_on(vakra_mcp::serve_stdio(server, &spec, &options))?;
     Ok(())
 }

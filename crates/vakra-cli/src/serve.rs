@@ -5,12 +5,14 @@ use std::time::Instant;
 use clap::Args;
 use vakra_endpoint::RestBird;
 
-use crate::DataArgs;
+use crate::{DataArgs, TraceDirArg};
 
 #[derive(Args)]
 pub struct ServeArgs {
     #[command(flatten)]
     data: DataArgs,
+    #[command(flatten)]
+    trace: TraceDirArg,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8000")]
     listen: SocketAddr,
@@ -23,7 +25,8 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     limit_malloc_arenas();
-    let options = args.data.options()?;
+    let mut options = args.data.options()?;
+    args.trace.apply(&mut options)?;
     let bird = Arc::new(RestBird::load(
         &options.root,
         options.db_root.clone(),
@@ -34,6 +37,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let retrievers = Arc::new(vakra_retrieval::Retrievers::open(&options.root)?);
     let app = vakra_rest::router(api)
         .merge(vakra_mcp::http_router(options.clone(), Arc::clone(&bird)))
+        .merge(vakra_explorer::router(options.clone(), Arc::clone(&bird)))
         .nest("/retriever", vakra_retrieval::http_router(retrievers));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .max_blocking_threads(args.sql_threads.max(1))
@@ -44,11 +48,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         // The first line on stdout says where to connect (useful with port 0).
         println!("listening on http://{}", listener.local_addr()?);
         tracing::info!(
-            "serving {} domains, {} endpoints on http://{} (ready in {:?}); MCP at /mcp/<capability>/<domain>",
+            "serving {} domains, {} endpoints on http://{addr} (ready in {:?}); MCP at /mcp/<capability>/<domain>; tools explorer at http://{addr}/explorer/",
             bird.domains().len(),
             bird.endpoints().len(),
-            listener.local_addr()?,
-            started.elapsed()
+            started.elapsed(),
+            addr = listener.local_addr()?,
         );
         axum::serve(listener, app)
             .with_graceful_shutdown(shutdown_signal())

@@ -9,11 +9,11 @@ mod common;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::{Server, repo_root, vakra};
+use common::{Server, call_tool, http_client, repo_root, vakra};
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::Tool;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 
 type Client = RunningService<RoleClient, ()>;
@@ -70,31 +70,6 @@ async fn stdio_client(root: &Path, capability: &str, domain: &str) -> Client {
     ().serve(TokioChildProcess::new(command).unwrap())
         .await
         .unwrap()
-}
-
-async fn http_client(server: &Server, capability: &str, domain: &str) -> Client {
-    let transport = StreamableHttpClientTransport::from_uri(format!(
-        "{}/mcp/{capability}/{domain}",
-        server.base
-    ));
-    ().serve(transport).await.unwrap()
-}
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> (String, bool) {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: the call failed at the protocol level: {e}"));
-    assert_eq!(result.content.len(), 1, "{tool}: one text block");
-    let text = result.content[0]
-        .as_text()
-        .expect("a text block")
-        .text
-        .clone();
-    (text, result.is_error.unwrap_or(false))
 }
 
 /// Name, description and input schema of each listed tool.
@@ -245,7 +220,7 @@ fn http_500(domain: &str) -> String {
 /// Calls and bad input on one session of the `library` domain.
 async fn check_calls(client: &Client) {
     // Default n_results 10, explicit counts, more than the collection holds.
-    let (text, is_error) = call(
+    let (text, is_error) = call_tool(
         client,
         "query_library",
         json!({"question": "branch history"}),
@@ -253,14 +228,14 @@ async fn check_calls(client: &Client) {
     .await;
     assert!(!is_error, "{text}");
     assert_eq!(check_results(&text, "library").len(), 10);
-    let (text, _) = call(
+    let (text, _) = call_tool(
         client,
         "query_library",
         json!({"question": "branch history", "n_results": 3}),
     )
     .await;
     assert_eq!(check_results(&text, "library").len(), 3);
-    let (text, _) = call(
+    let (text, _) = call_tool(
         client,
         "query_library",
         json!({"question": "branch history", "n_results": 1000}),
@@ -272,7 +247,7 @@ async fn check_calls(client: &Client) {
     ids.dedup();
     assert_eq!(ids.len(), 30);
     // A distractor domain's tool searches that domain.
-    let (text, _) = call(
+    let (text, _) = call_tool(
         client,
         "query_weather_alerts",
         json!({"question": "severity levels"}),
@@ -281,11 +256,11 @@ async fn check_calls(client: &Client) {
     assert_eq!(check_results(&text, "weather_alerts").len(), 10);
 
     // Empty and enormous questions still answer.
-    let (text, is_error) = call(client, "query_library", json!({"question": ""})).await;
+    let (text, is_error) = call_tool(client, "query_library", json!({"question": ""})).await;
     assert!(!is_error);
     assert_eq!(check_results(&text, "library").len(), 10);
     let huge = "glebe streetcar depot branch history ".repeat(30_000);
-    let (text, is_error) = call(
+    let (text, is_error) = call_tool(
         client,
         "query_library",
         json!({"question": huge, "n_results": 3}),
@@ -296,7 +271,7 @@ async fn check_calls(client: &Client) {
 
     // n_results Chroma refuses: the wrapper's text for the retriever's 500, not an MCP error.
     for n in [json!(0), json!(-1), json!(4_294_967_296u64)] {
-        let (text, is_error) = call(
+        let (text, is_error) = call_tool(
             client,
             "query_library",
             json!({"question": "q", "n_results": n}),
@@ -309,7 +284,7 @@ async fn check_calls(client: &Client) {
         );
     }
     // Beyond 64 bits pydantic refuses the value: the retriever's 422.
-    let (text, is_error) = call(
+    let (text, is_error) = call_tool(
         client,
         "query_library",
         json!({"question": "q", "n_results": 1e20}),
@@ -331,7 +306,7 @@ async fn check_calls(client: &Client) {
             "2.5 is not of type 'integer'",
         ),
     ] {
-        let (text, is_error) = call(client, "query_library", arguments.clone()).await;
+        let (text, is_error) = call_tool(client, "query_library", arguments.clone()).await;
         assert_eq!(
             (text.as_str(), is_error),
             (format!("Input validation error: {message}").as_str(), true),
@@ -340,14 +315,14 @@ async fn check_calls(client: &Client) {
     }
     // Unknown tools, including a retriever domain this session does not offer.
     for tool in ["query_nowhere", "query_", "no_such_tool"] {
-        let (text, is_error) = call(client, tool, json!({"question": "q"})).await;
+        let (text, is_error) = call_tool(client, tool, json!({"question": "q"})).await;
         assert_eq!(
             (text.as_str(), is_error),
             (format!("Tool '{tool}' not found").as_str(), true)
         );
     }
     // REST tools answer in the same session.
-    let (text, is_error) = call(client, "get_most_borrowed_books", json!({"limit": 2})).await;
+    let (text, is_error) = call_tool(client, "get_most_borrowed_books", json!({"limit": 2})).await;
     assert!(!is_error && text.contains("\"books\": ["), "{text}");
 }
 
@@ -371,11 +346,11 @@ async fn http_sessions_list_and_search() {
     let server = Server::start(&["--root", root.path().to_str().unwrap()]);
     for domain in DOMAINS {
         let rest = rest_tools(root.path(), domain).await;
-        let client = http_client(&server, "4", domain).await;
+        let client = http_client(&server.base, "4", domain).await;
         check_listing(&client, &rest, root.path(), domain).await;
         client.cancel().await.unwrap();
     }
-    let client = http_client(&server, "4", "library").await;
+    let client = http_client(&server.base, "4", "library").await;
     check_calls(&client).await;
     client.cancel().await.unwrap();
     for bad in ["/mcp/4/nope", "/mcp/4/..%2F.."] {
@@ -400,7 +375,7 @@ async fn demo_questions_find_their_gold_documents() {
     for domain in DOMAINS {
         let client = stdio_client(root.path(), "4", domain).await;
         for q in questions.iter().filter(|q| q["domain"] == domain) {
-            let (text, is_error) = call(
+            let (text, is_error) = call_tool(
                 &client,
                 &format!("query_{domain}"),
                 json!({"question": q["question"]}),
@@ -429,7 +404,8 @@ async fn missing_and_damaged_indexes() {
     let rest = rest_tools(root.path(), "library").await;
     let client = stdio_client(root.path(), "4", "library").await;
     check_listing(&client, &rest, root.path(), "library").await;
-    let (text, is_error) = call(&client, "query_weather", json!({"question": "station"})).await;
+    let (text, is_error) =
+        call_tool(&client, "query_weather", json!({"question": "station"})).await;
     assert_eq!(
         (text.as_str(), is_error),
         (
@@ -437,14 +413,14 @@ async fn missing_and_damaged_indexes() {
             false
         )
     );
-    let (_, is_error) = call(&client, "get_most_borrowed_books", json!({"limit": 2})).await;
+    let (_, is_error) = call_tool(&client, "get_most_borrowed_books", json!({"limit": 2})).await;
     assert!(!is_error);
     client.cancel().await.unwrap();
 
     let root = demo_root(true);
     std::fs::write(root.path().join("indexes/library/meta.json"), "garbage").unwrap();
     let client = stdio_client(root.path(), "4", "library").await;
-    let (text, is_error) = call(&client, "query_library", json!({"question": "branch"})).await;
+    let (text, is_error) = call_tool(&client, "query_library", json!({"question": "branch"})).await;
     assert_eq!(
         (text.as_str(), is_error),
         (
@@ -452,7 +428,7 @@ async fn missing_and_damaged_indexes() {
             false
         )
     );
-    let (text, _) = call(&client, "query_weather", json!({"question": "station"})).await;
+    let (text, _) = call_tool(&client, "query_weather", json!({"question": "station"})).await;
     assert_eq!(check_results(&text, "weather").len(), 10);
     client.cancel().await.unwrap();
 }

@@ -5,22 +5,14 @@ mod common;
 
 use std::process::Stdio;
 
-use common::{Server, get, repo_root, vakra};
+use common::{Server, get, repo_root, stdio_client, vakra};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, Tool};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Map, Value, json};
 
 type Client = RunningService<RoleClient, ()>;
-
-async fn stdio_client(args: &[&str]) -> Client {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
-    command.arg("mcp").args(args).stderr(Stdio::null());
-    ().serve(TokioChildProcess::new(command).unwrap())
-        .await
-        .unwrap()
-}
 
 async fn call(client: &Client, tool: &str, arguments: Value) -> (String, bool) {
     let Value::Object(arguments) = arguments else {

@@ -44,15 +44,21 @@ impl std::str::FromStr for Capability {
     }
 }
 
-impl std::fmt::Display for Capability {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = match self {
+impl Capability {
+    /// The capability's number, as the benchmark names it.
+    pub fn number(self) -> u8 {
+        match self {
             Capability::One => 1,
             Capability::Two => 2,
             Capability::Three => 3,
             Capability::Four => 4,
-        };
-        write!(f, "{n}")
+        }
+    }
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.number())
     }
 }
 
@@ -129,6 +135,8 @@ pub struct ServerOptions {
     pub max_session_bytes: usize,
     /// MCP sessions over HTTP idle for longer are closed, with their handles.
     pub session_idle: Duration,
+    /// Where every session writes its trace (`docs/traces.md`); no traces when `None`.
+    pub trace_dir: Option<PathBuf>,
     /// Capability 1's mapping and texts, read once per process.
     pub chaining_data: Arc<OnceLock<Result<ChainingData, String>>>,
 }
@@ -153,6 +161,11 @@ impl ServerOptions {
             env!("CARGO_PKG_VERSION"),
         );
         config
+    }
+
+    /// Where the BPO data set of capability 3's `bpo` domain lives.
+    pub fn bpo_dir(&self) -> PathBuf {
+        self.root.path().join("bpo")
     }
 
     /// The capability-1 mapping and texts of the data root.
@@ -299,7 +312,7 @@ impl EnvServer {
     }
 
     fn bpo(options: &ServerOptions) -> Result<Self, SpecError> {
-        let data = vakra_bpo::BpoData::load(&options.root.path().join("bpo"))?;
+        let data = vakra_bpo::BpoData::load(&options.bpo_dir())?;
         Ok(EnvServer::Bpo(BpoToolServer::new(Arc::new(data))))
     }
 }

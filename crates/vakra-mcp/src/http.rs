@@ -12,9 +12,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tower::ServiceExt;
 use vakra_endpoint::RestBird;
 
-use crate::{Capability, EnvServer, ServerOptions, SessionSpec};
+use crate::{Capability, EnvServer, ServerOptions, SessionSpec, Traced};
 
-type Service = StreamableHttpService<EnvServer, LocalSessionManager>;
+type Service = StreamableHttpService<Traced, LocalSessionManager>;
 
 struct McpHttp {
     options: ServerOptions,
@@ -84,8 +84,16 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
         .map_err(|e| e.to_string())?;
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(state.options.session_idle);
+    let spec = spec.clone();
+    let trace_dir = state.options.trace_dir.clone();
     Ok(StreamableHttpService::new(
-        move || Ok(server.new_session()),
+        move || {
+            Ok(Traced::new(
+                server.new_session(),
+                &spec,
+                trace_dir.as_deref(),
+            ))
+        },
         Arc::new(sessions),
         StreamableHttpServerConfig::default(),
     ))

@@ -12,7 +12,7 @@
 //! and reproduces the SDK's validation against its cached tool list.
 //!
 //! [`EnvServer`] picks the server for a capability and domain; [`serve_stdio`] and [`http_router`]
-//! put it on a transport.
+//! put it on a transport, wrapped in [`Traced`] to record session traces ([`trace`]).
 
 mod bpo_tools;
 mod chaining_tools;
@@ -21,6 +21,7 @@ mod env;
 mod http;
 mod rest_tools;
 mod texts;
+pub mod trace;
 pub mod validation;
 
 pub use bpo_tools::BpoToolServer;
@@ -29,6 +30,7 @@ pub use combined::CombinedServer;
 pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
 pub use http::http_router;
 pub use rest_tools::RestToolServer;
+pub use trace::Traced;
 
 /// The protocol versions every server offers: up to 2025-11-25, what the reference's Python SDK
 /// speaks. 2026-07-28 serves each HTTP request statelessly, which would lose per-session state
@@ -49,10 +51,15 @@ pub(crate) fn text_result(text: String, is_error: bool) -> rmcp::model::CallTool
     }
 }
 
-/// Serves one session over stdin/stdout until the client closes it.
-pub async fn serve_stdio(server: EnvServer) -> Result<(), std::io::Error> {
+/// Serves one session over stdin/stdout until the client closes it, traced when the options
+/// name a trace directory.
+pub async fn serve_stdio(
+    server: EnvServer,
+    spec: &SessionSpec,
+    options: &ServerOptions,
+) -> Result<(), std::io::Error> {
     use rmcp::ServiceExt;
-    let running = server
+    let running = Traced::new(server, spec, options.trace_dir.as_deref())
         .serve(rmcp::transport::stdio())
         .await
         .map_err(std::io::Error::other)?;

@@ -75,3 +75,60 @@ pub async fn request(method: reqwest::Method, url: &str) -> (u16, String, String
         .unwrap_or_default();
     (status, content_type, response.text().await.unwrap())
 }
+
+/// An MCP client session.
+pub type McpClient = rmcp::service::RunningService<rmcp::service::RoleClient, ()>;
+
+/// An MCP session with a `vakra mcp` child process started with `args`.
+pub async fn stdio_client(args: &[&str]) -> McpClient {
+    use rmcp::ServiceExt;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
+    command.arg("mcp").args(args).stderr(Stdio::null());
+    ().serve(rmcp::transport::TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap()
+}
+
+/// Runs a command that must succeed (its stderr is shown when it does not).
+pub fn output_ok(command: &mut Command) -> std::process::Output {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// An MCP session over streamable HTTP at `<base>/mcp/<capability>/<domain>`.
+pub async fn http_client(base: &str, capability: &str, domain: &str) -> McpClient {
+    use rmcp::ServiceExt;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(format!(
+        "{base}/mcp/{capability}/{domain}"
+    ));
+    ().serve(transport).await.unwrap()
+}
+
+/// Calls a tool: the text of its one content block and its `isError` flag.
+pub async fn call_tool(
+    client: &McpClient,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> (String, bool) {
+    let serde_json::Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let result = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: the call failed at the protocol level: {e}"));
+    assert_eq!(result.content.len(), 1, "{tool}: one text block");
+    let text = result.content[0]
+        .as_text()
+        .expect("a text block")
+        .text
+        .clone();
+    (text, result.is_error.unwrap_or(false))
+}
