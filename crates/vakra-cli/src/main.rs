@@ -3,12 +3,14 @@
 //! This crate only parses the command line and wires the library crates together; each
 //! subcommand lives in its own module.
 
+mod eval;
 mod import;
 mod index;
 mod mcp;
 mod serve;
 mod tools;
 mod trace;
+mod validate;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,6 +44,10 @@ enum Command {
     Tools(tools::ToolsArgs),
     /// Convert session traces (`--trace`) into the benchmark's prediction format.
     Trace(trace::TraceArgs),
+    /// Score predictions: replay them and the ground truth against the servers, judge, report.
+    Eval(eval::EvalArgs),
+    /// Check prediction files against the submission schema.
+    Validate(validate::ValidateArgs),
 }
 
 /// Where the data is and how to treat the reference's quirks; shared by the server commands.
@@ -160,6 +166,14 @@ fn main() -> anyhow::Result<()> {
         Command::Trace(args) => {
             init_logging("warn");
             trace::run(args)
+        }
+        Command::Eval(args) => {
+            init_logging("warn");
+            eval::run(args)
+        }
+        Command::Validate(args) => {
+            init_logging("warn");
+            validate::run(args)
         }
     }
 }

@@ -1,0 +1,239 @@
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use vakra_eval::judges::exact::{ExactMode, Normalization};
+use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
+use vakra_eval::{Connector, EvalConfig, InProcess};
+
+use crate::DataArgs;
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Predictions: a folder of `capability_<n>_<name>/<domain>.json` (submission format, or
+    /// ground-truth output records).
+    #[arg(long)]
+    predictions: PathBuf,
+    /// Ground truth: a split folder, `capability_<n>_<name>/{input,output}/<domain>.json`.
+    #[arg(long = "ground-truth")]
+    ground_truth: PathBuf,
+    /// Where to write the JSON report.
+    #[arg(long)]
+    report: PathBuf,
+    /// Also write a Markdown summary here.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
+    /// Also write an HTML report here.
+    #[arg(long)]
+    html: Option<PathBuf>,
+    /// Only these capabilities (1–4; repeatable).
+    #[arg(long = "capability")]
+    capabilities: Vec<u8>,
+    /// Only these domains (repeatable).
+    #[arg(long = "domain")]
+    domains: Vec<String>,
+    /// Replay against an MCP server started per session over stdio instead of the built-in
+    /// servers; `{capability}` and `{domain}` are filled in, and the child gets
+    /// CAPABILITY_ID and MCP_DOMAIN (e.g. "vakra mcp --root R").
+    #[arg(long = "server-command", conflicts_with = "server_url")]
+    server_command: Option<String>,
+    /// Replay against a streamable-HTTP MCP endpoint, e.g.
+    /// http://127.0.0.1:8000/mcp/{capability}/{domain}.
+    #[arg(long = "server-url")]
+    server_url: Option<String>,
+    /// How tool responses are compared: reference (the reference's string membership) or
+    /// normalized (parsed values, order-invariant, numeric tolerance, field exclusions).
+    #[arg(long = "exact-match", default_value = "reference")]
+    exact_match: ExactMode,
+    /// Normalized mode: fields left out of the comparison (repeatable; default: handle).
+    #[arg(long = "ignore-field")]
+    ignore_fields: Vec<String>,
+    /// Normalized mode: relative tolerance for numbers.
+    #[arg(long, default_value_t = 1e-6)]
+    tolerance: f64,
+    /// Run the policy judge on `additional_instructions` (the reference has none).
+    #[arg(long = "policy-judge")]
+    policy_judge: bool,
+    /// Category → retriever domains for the policy judge (default:
+    /// ROOT/retrievers/policy_categories.json when present).
+    #[arg(long = "policy-categories")]
+    policy_categories: Option<PathBuf>,
+    /// OpenAI-compatible base URL of the judge LLM (…/v1). Without it answers are checked by
+    /// the deterministic answer match. The reference uses https://api.groq.com/openai/v1.
+    #[arg(long = "judge-url", env = "VAKRA_JUDGE_URL")]
+    judge_url: Option<String>,
+    /// The judge model.
+    #[arg(long = "judge-model", env = "VAKRA_JUDGE_MODEL", default_value = "openai/gpt-oss-120b")]
+    judge_model: String,
+    /// The environment variable holding the judge's API key (the reference reads API_KEY).
+    #[arg(long = "judge-api-key-env", default_value = "API_KEY")]
+    judge_api_key_env: String,
+    /// Seconds before a judge request is given up.
+    #[arg(long = "judge-timeout-secs", default_value_t = 120)]
+    judge_timeout_secs: u64,
+    /// Legacy operation id → tool name maps (default: ROOT/openapi/legacy_operation_ids.json
+    /// when present).
+    #[arg(long = "operation-id-map")]
+    operation_id_map: Option<PathBuf>,
+    /// Samples evaluated at once.
+    #[arg(long, default_value_t = 8)]
+    jobs: usize,
+    /// Seconds a replayed call (or opening a session) may take.
+    #[arg(long = "call-timeout-secs", default_value_t = 60.0)]
+    call_timeout_secs: f64,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    #[command(flatten)]
+    data: DataArgs,
+}
+
+pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.ground_truth.is_dir(),
+        "--ground-truth {}: not a folder",
+        args.ground_truth.display()
+    );
+    anyhow::ensure!(
+        args.predictions.is_dir(),
+        "--predictions {}: not a folder",
+        args.predictions.display()
+    );
+    anyhow::ensure!(
+        args.call_timeout_secs.is_finite() && args.call_timeout_secs > 0.0,
+        "--call-timeout-secs must be a positive number"
+    );
+    for capability in &args.capabilities {
+        anyhow::ensure!((1..=4).contains(capability), "--capability must be 1, 2, 3 or 4");
+    }
+    let options = args.data.options()?;
+    let root = options.root.path().to_owned();
+    let connector = match (&args.server_command, &args.server_url) {
+        (Some(command), _) => {
+            let mut words = command.split_whitespace().map(str::to_owned);
+            let program = words.next().context("--server-command is empty")?;
+            Connector::Command {
+                program,
+                args: words.collect(),
+            }
+        }
+        (None, Some(url)) => Connector::Url(url.clone()),
+        (None, None) => Connector::InProcess(Arc::new(InProcess::new(options))),
+    };
+    let llm = match &args.judge_url {
+        Some(url) => Some(
+            LlmClient::new(LlmConfig {
+                base_url: url.clone(),
+                model: args.judge_model.clone(),
+                api_key: std::env::var(&args.judge_api_key_env)
+                    .ok()
+                    .filter(|k| !k.is_empty()),
+                timeout: Duration::from_secs(args.judge_timeout_secs.max(1)),
+                retries: 2,
+                lenient_json: args.data.fix_quirks,
+            })
+            .map_err(anyhow::Error::msg)?,
+        ),
+        None => None,
+    };
+    let mut normalization = Normalization {
+        tolerance: args.tolerance,
+        ..Normalization::default()
+    };
+    if !args.ignore_fields.is_empty() {
+        normalization.excluded_fields = args.ignore_fields.clone();
+    }
+    let config = EvalConfig {
+        ground_truth: args.ground_truth.clone(),
+        predictions: args.predictions.clone(),
+        capabilities: args.capabilities.clone(),
+        domains: args.domains.clone(),
+        connector,
+        exact_mode: args.exact_match,
+        normalization,
+        policy_judge: args.policy_judge,
+        policy_categories: policy_categories(args.policy_categories.as_deref(), &root)?,
+        llm,
+        prompts: Prompts::load(&root).map_err(anyhow::Error::msg)?,
+        legacy_operation_ids: operation_ids(args.operation_id_map.as_deref(), &root)?,
+        jobs: args.jobs.max(1),
+        call_timeout: Duration::from_secs_f64(args.call_timeout_secs),
+        fix_quirks: args.data.fix_quirks,
+        progress: !args.quiet,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(vakra_eval::run(config));
+    anyhow::ensure!(
+        report.timing.samples > 0 || !report.capabilities.is_empty(),
+        "no ground-truth samples under {} (expected capability_<n>_<name>/output/<domain>.json)",
+        args.ground_truth.display()
+    );
+    write(&args.report, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+    if let Some(path) = &args.markdown {
+        write(path, &vakra_eval::render::markdown(&report))?;
+    }
+    if let Some(path) = &args.html {
+        write(path, &vakra_eval::render::html(&report))?;
+    }
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if !report.problems.is_empty() {
+        eprintln!(
+            "{} problems with the input (listed in the report)",
+            report.problems.len()
+        );
+    }
+    println!("leaderboard score {:.2}", report.leaderboard_score);
+    for (n, capability) in &report.capabilities {
+        println!(
+            "capability {n} ({}): {:.2} ({} of {} correct)",
+            capability.name, capability.score, capability.n_correct, capability.n_samples
+        );
+    }
+    Ok(())
+}
+
+fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn policy_categories(
+    given: Option<&Path>,
+    root: &Path,
+) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
+    let default = root.join("retrievers/policy_categories.json");
+    let path = match given {
+        Some(path) => path.to_owned(),
+        None if default.exists() => default,
+        None => return Ok(BTreeMap::new()),
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: expected {{\"<category>\": [\"<domain>\", …]}}",
+            path.display()
+        )
+    })
+}
+
+fn operation_ids(given: Option<&Path>, root: &Path) -> anyhow::Result<HashMap<String, String>> {
+    let default = root.join("openapi/legacy_operation_ids.json");
+    match given {
+        Some(path) => vakra_eval::read_operation_id_map(path).map_err(anyhow::Error::msg),
+        None if default.exists() => {
+            vakra_eval::read_operation_id_map(&default).map_err(anyhow::Error::msg)
+        }
+        None => Ok(HashMap::new()),
+    }
+}
