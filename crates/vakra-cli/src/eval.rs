@@ -66,7 +66,11 @@ pub struct EvalArgs {
     #[arg(long = "judge-url", env = "VAKRA_JUDGE_URL")]
     judge_url: Option<String>,
     /// The judge model.
-    #[arg(long = "judge-model", env = "VAKRA_JUDGE_MODEL", default_value = "openai/gpt-oss-120b")]
+    #[arg(
+        long = "judge-model",
+        env = "VAKRA_JUDGE_MODEL",
+        default_value = "openai/gpt-oss-120b"
+    )]
     judge_model: String,
     /// The environment variable holding the judge's API key (the reference reads API_KEY).
     #[arg(long = "judge-api-key-env", default_value = "API_KEY")]
@@ -107,7 +111,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         "--call-timeout-secs must be a positive number"
     );
     for capability in &args.capabilities {
-        anyhow::ensure!((1..=4).contains(capability), "--capability must be 1, 2, 3 or 4");
+        anyhow::ensure!(
+            (1..=4).contains(capability),
+            "--capability must be 1, 2, 3 or 4"
+        );
     }
     let options = args.data.options()?;
     let root = options.root.path().to_owned();
@@ -173,7 +180,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         "no ground-truth samples under {} (expected capability_<n>_<name>/output/<domain>.json)",
         args.ground_truth.display()
     );
-    write(&args.report, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+    write(
+        &args.report,
+        &(serde_json::to_string_pretty(&report)? + "\n"),
+    )?;
     if let Some(path) = &args.markdown {
         write(path, &vakra_eval::render::markdown(&report))?;
     }

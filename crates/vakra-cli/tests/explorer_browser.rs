@@ -11,7 +11,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Server, call_tool, get, http_client, repo_root};
+use common::{Server, browser_tooling, call_tool, get, http_client, repo_root};
 use serde_json::{Value, json};
 
 fn demo_server() -> Server {
@@ -87,30 +87,6 @@ async fn a_data_root_without_capability_1_says_why() {
     assert!(!three.contains(&"bpo"), "no BPO data set here: {three:?}");
 }
 
-/// Chromium, node and playwright-core, or why they are missing.
-fn browser_tooling() -> Result<(PathBuf, PathBuf), String> {
-    let chromium = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if !chromium.is_file() {
-        return Err(format!("{} is missing", chromium.display()));
-    }
-    let dir = repo_root().join("tests/browser");
-    if !dir
-        .join("node_modules/playwright-core/package.json")
-        .is_file()
-    {
-        return Err(format!(
-            "{}/node_modules has no playwright-core",
-            dir.display()
-        ));
-    }
-    match std::process::Command::new("node").arg("--version").output() {
-        Ok(out) if out.status.success() => Ok((chromium, dir.join("explorer_check.mjs"))),
-        _ => Err("node is not on PATH".into()),
-    }
-}
-
 /// The calls the browser makes; the same calls are then made by an MCP client.
 fn plan() -> Value {
     json!([
@@ -141,16 +117,8 @@ fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
 
 #[tokio::test]
 async fn a_call_through_the_page_shows_what_an_agent_gets() {
-    let (chromium, script) = match browser_tooling() {
-        Ok(found) => found,
-        Err(why) => {
-            assert!(
-                std::env::var_os("VAKRA_REQUIRE_BROWSER").is_none(),
-                "VAKRA_REQUIRE_BROWSER is set but the browser test cannot run: {why} (run `make browser`)"
-            );
-            eprintln!("skipped: {why}; `make browser` installs Chromium and playwright-core");
-            return;
-        }
+    let Some((chromium, script)) = browser_tooling("explorer_check.mjs") else {
+        return;
     };
     let traces = tempfile::tempdir().unwrap();
     let server = Server::start(&[

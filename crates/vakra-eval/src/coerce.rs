@@ -20,7 +20,10 @@ pub fn coerce_arguments(arguments: &mut Map<String, Value>, schema: &Value) {
 fn declared_type(schema: &Value) -> Option<&str> {
     match schema.get("type")? {
         Value::String(t) => Some(t),
-        Value::Array(types) => types.iter().filter_map(Value::as_str).find(|t| *t != "null"),
+        Value::Array(types) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null"),
         _ => None,
     }
 }
@@ -36,7 +39,9 @@ fn coerce_value(value: &mut Value, schema: &Value) {
                 *value = Value::Array(vec![value.take()]);
             }
             if let (Value::Array(items), Some(item_schema)) = (&mut *value, schema.get("items")) {
-                items.iter_mut().for_each(|item| coerce_value(item, item_schema));
+                items
+                    .iter_mut()
+                    .for_each(|item| coerce_value(item, item_schema));
             }
             None
         }

@@ -17,9 +17,7 @@ use crate::records::{
     CAPABILITY_DIRS, Call, Problem, Record, Turn, capability_of_dir, domain_files, read_records,
 };
 use crate::replay::{Connector, ReplaySession};
-use crate::report::{
-    CapabilityReport, Judges, Report, SampleReport, Settings, Timing, percent,
-};
+use crate::report::{CapabilityReport, Judges, Report, SampleReport, Settings, Timing, percent};
 use crate::taxonomy;
 
 /// Everything a run needs.
@@ -83,7 +81,8 @@ pub async fn run(config: EvalConfig) -> Report {
             }
             let (gt_records, gt_problems) = read_records(&gt_path);
             problems.extend(gt_problems);
-            let instructions = input_instructions(&dir.join("input").join(format!("{domain}.json")));
+            let instructions =
+                input_instructions(&dir.join("input").join(format!("{domain}.json")));
             let pred_path = pred_dir.as_ref().map(|d| d.join(format!("{domain}.json")));
             let mut preds: HashMap<String, Record> = HashMap::new();
             match pred_path.filter(|p| p.exists()) {
@@ -106,7 +105,9 @@ pub async fn run(config: EvalConfig) -> Report {
                         .map(|d| d.join(format!("{domain}.json")).display().to_string())
                         .unwrap_or_else(|| config.predictions.display().to_string()),
                     uuid: None,
-                    message: format!("no prediction file for capability {capability}, domain {domain}"),
+                    message: format!(
+                        "no prediction file for capability {capability}, domain {domain}"
+                    ),
                 }),
             }
             let mut seen = std::collections::HashSet::new();
@@ -164,8 +165,10 @@ pub async fn run(config: EvalConfig) -> Report {
 
     let progress = if config.progress {
         ProgressBar::new(samples.len() as u64).with_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} samples {elapsed} (eta {eta}) {msg}")
-                .expect("a valid template"),
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} samples {elapsed} (eta {eta}) {msg}",
+            )
+            .expect("a valid template"),
         )
     } else {
         ProgressBar::hidden()
@@ -203,11 +206,27 @@ pub async fn run(config: EvalConfig) -> Report {
             continue;
         };
         let correct = sample.score == 1.0;
-        report.domains.entry(sample.domain.clone()).or_default().add(correct);
-        report.by_hops.entry(sample.hops.to_string()).or_default().add(correct);
+        report
+            .domains
+            .entry(sample.domain.clone())
+            .or_default()
+            .add(correct);
+        report
+            .by_hops
+            .entry(sample.hops.to_string())
+            .or_default()
+            .add(correct);
         if capability == 4 {
-            let source = if multi_source { "multi_source" } else { "single_source" };
-            report.by_source.entry(source.into()).or_default().add(correct);
+            let source = if multi_source {
+                "multi_source"
+            } else {
+                "single_source"
+            };
+            report
+                .by_source
+                .entry(source.into())
+                .or_default()
+                .add(correct);
         }
         if let Some(stage) = &sample.error_stage {
             *report.errors.entry(stage.clone()).or_default() += 1;
@@ -217,7 +236,11 @@ pub async fn run(config: EvalConfig) -> Report {
     for report in capabilities.values_mut() {
         report.n_correct = report.samples.iter().filter(|s| s.score == 1.0).count();
         let weights: f64 = report.samples.iter().map(|s| f64::from(s.weight)).sum();
-        let weighted: f64 = report.samples.iter().map(|s| f64::from(s.weight) * s.score).sum();
+        let weighted: f64 = report
+            .samples
+            .iter()
+            .map(|s| f64::from(s.weight) * s.score)
+            .sum();
         report.score = percent(weighted, weights);
         report.unweighted_score = percent(report.n_correct as f64, report.n_samples as f64);
     }
@@ -233,7 +256,11 @@ pub async fn run(config: EvalConfig) -> Report {
     if capabilities.len() < 4 {
         warnings.push(format!(
             "Only capabilities {} were evaluated; the leaderboard score counts the others as 0.",
-            capabilities.keys().map(u8::to_string).collect::<Vec<_>>().join(", ")
+            capabilities
+                .keys()
+                .map(u8::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -246,7 +273,12 @@ pub async fn run(config: EvalConfig) -> Report {
             sessions: "per-sample".into(),
             exact_match: config.exact_mode,
             policy_judge: config.policy_judge,
-            answer_judge: if config.llm.is_some() { "llm" } else { "deterministic" }.into(),
+            answer_judge: if config.llm.is_some() {
+                "llm"
+            } else {
+                "deterministic"
+            }
+            .into(),
             llm_model: config.llm.as_ref().map(|c| c.config().model.clone()),
             llm_base_url: config.llm.as_ref().map(|c| c.config().base_url.clone()),
             prompts: config.prompts.source.clone(),
@@ -263,7 +295,11 @@ pub async fn run(config: EvalConfig) -> Report {
         timing: Timing {
             seconds,
             samples: n_samples,
-            samples_per_minute: if seconds > 0.0 { n_samples as f64 * 60.0 / seconds } else { 0.0 },
+            samples_per_minute: if seconds > 0.0 {
+                n_samples as f64 * 60.0 / seconds
+            } else {
+                0.0
+            },
         },
     }
 }
@@ -277,7 +313,11 @@ fn capability_dirs(root: &Path, wanted: &[u8]) -> Vec<(u8, String, PathBuf)> {
         .filter_map(|entry| {
             let name = entry.file_name().to_str()?.to_owned();
             let capability = capability_of_dir(&name)?;
-            entry.path().join("output").is_dir().then(|| (capability, name, entry.path()))
+            entry
+                .path()
+                .join("output")
+                .is_dir()
+                .then(|| (capability, name, entry.path()))
         })
         .filter(|(n, _, _)| wanted.is_empty() || wanted.contains(n))
         .collect();
@@ -332,7 +372,11 @@ fn input_instructions(path: &Path) -> HashMap<String, String> {
 fn is_multi_source(sample: &Sample) -> bool {
     sample.capability == 4
         && sample.gt.turns.last().is_some_and(|turn| {
-            let retrievers = turn.calls.iter().filter(|c| policy::is_retriever(&c.name)).count();
+            let retrievers = turn
+                .calls
+                .iter()
+                .filter(|c| policy::is_retriever(&c.name))
+                .count();
             retrievers > 0 && retrievers < turn.calls.len()
         })
 }
@@ -342,7 +386,9 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
     let hops = gt_turn
         .calls
         .iter()
-        .filter(|c| c.name != "initialize_active_data" && !(sample.capability == 1 && c.name == "get_data"))
+        .filter(|c| {
+            c.name != "initialize_active_data" && !(sample.capability == 1 && c.name == "get_data")
+        })
         .count();
     let mut report = SampleReport {
         uuid: sample.gt.uuid.clone(),
@@ -398,13 +444,27 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
         replay(config, &sample, &pred, false),
         replay(config, &sample, &sample.gt, true),
     );
-    report.problems.extend(pred_replay.problems.iter().map(|p| format!("prediction replay: {p}")));
-    report.problems.extend(gt_replay.problems.iter().map(|p| format!("ground-truth replay: {p}")));
+    report.problems.extend(
+        pred_replay
+            .problems
+            .iter()
+            .map(|p| format!("prediction replay: {p}")),
+    );
+    report.problems.extend(
+        gt_replay
+            .problems
+            .iter()
+            .map(|p| format!("ground-truth replay: {p}")),
+    );
     let empty = Vec::new();
     let gt_calls = gt_replay.calls.last().unwrap_or(&empty);
     let pred_calls = pred_replay.calls.get(pred_index).unwrap_or(&empty);
     let gt_responses = gt_replay.responses.last().cloned().unwrap_or_default();
-    let pred_responses = pred_replay.responses.get(pred_index).cloned().unwrap_or_default();
+    let pred_responses = pred_replay
+        .responses
+        .get(pred_index)
+        .cloned()
+        .unwrap_or_default();
     report.gt_steps = gt_calls.len();
     report.pred_steps = pred_calls.len();
     report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
@@ -425,7 +485,9 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
     }
     let exact = match config.exact_mode {
         ExactMode::Reference => exact::reference(&gt_responses, &pred_responses),
-        ExactMode::Normalized => exact::normalized(&gt_responses, &pred_responses, &config.normalization),
+        ExactMode::Normalized => {
+            exact::normalized(&gt_responses, &pred_responses, &config.normalization)
+        }
     };
     let exact_passed = exact.passed();
     report.judges.exact_match = Some(exact);
@@ -532,7 +594,8 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
     for (index, calls) in turns.iter().enumerate() {
         let mut responses = Vec::with_capacity(calls.len());
         for (position, call) in calls.iter().enumerate() {
-            let (name, arguments) = live_call(config, &session, &translator, sample.capability, call);
+            let (name, arguments) =
+                live_call(config, &session, &translator, sample.capability, call);
             let response = session.call(&name, &arguments).await;
             if let Some(failure) = &response.failure {
                 replayed.problems.push(format!("{name}: {failure}"));
@@ -541,7 +604,10 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
                 translator.record(call.label.as_deref(), &response.text);
             }
             let value = if sample.capability == 4 && policy::is_retriever(&call.name) {
-                let stored = record.turns.get(index).and_then(|t| t.stored_responses.get(position));
+                let stored = record
+                    .turns
+                    .get(index)
+                    .and_then(|t| t.stored_responses.get(position));
                 retriever_texts(is_gt, stored, &response.text, &mut replayed.problems)
             } else {
                 Value::String(response.text)
@@ -652,7 +718,10 @@ fn retriever_texts(
                 if let Some(value) = texts(items) {
                     return value;
                 }
-                problems.push("a stored retriever response is not a list of documents; the live one was used".into());
+                problems.push(
+                    "a stored retriever response is not a list of documents; the live one was used"
+                        .into(),
+                );
             }
             _ => problems.push("no stored retriever response; the live one was used".into()),
         }
@@ -685,10 +754,9 @@ pub fn read_operation_id_map(path: &Path) -> Result<HashMap<String, String>, Str
             .filter_map(|(_, file)| file.get("mappings")?.as_object())
             .flat_map(flat)
             .collect()),
-        Value::Object(map) if map.contains_key("mappings") => Ok(map["mappings"]
-            .as_object()
-            .map(flat)
-            .unwrap_or_default()),
+        Value::Object(map) if map.contains_key("mappings") => {
+            Ok(map["mappings"].as_object().map(flat).unwrap_or_default())
+        }
         Value::Object(map) => Ok(flat(map)),
         _ => Err(format!("{}: expected a JSON object", path.display())),
     }

@@ -184,10 +184,7 @@ pub fn read_records(path: &Path) -> (Vec<Record>, Vec<Problem>) {
             Ok(record) => records.push(record),
             Err(message) => problems.push(Problem {
                 file: file.clone(),
-                uuid: item
-                    .get("uuid")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                uuid: item.get("uuid").and_then(Value::as_str).map(str::to_owned),
                 message: format!("record {index}: {message}"),
             }),
         }
@@ -243,14 +240,22 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(record.turns[0].turn_id, Some(2));
-        assert_eq!(record.turns[0].calls.len(), 1, "calls without a name are dropped");
+        assert_eq!(
+            record.turns[0].calls.len(),
+            1,
+            "calls without a name are dropped"
+        );
         assert_eq!(record.turns[0].calls[0].arguments, json!({"x": 1}));
     }
 
     #[test]
     fn unusable_records_say_why() {
         assert!(parse_record(&json!([1])).unwrap_err().contains("object"));
-        assert!(parse_record(&json!({"domain": "d"})).unwrap_err().contains("uuid"));
+        assert!(
+            parse_record(&json!({"domain": "d"}))
+                .unwrap_err()
+                .contains("uuid")
+        );
         assert!(
             parse_record(&json!({"uuid": "u", "output": [{"sequence": 3}]}))
                 .unwrap_err()

@@ -65,7 +65,9 @@ impl Connector {
     pub fn describe(&self) -> String {
         match self {
             Connector::InProcess(_) => "in-process".into(),
-            Connector::Command { program, args } => format!("command: {program} {}", args.join(" ")),
+            Connector::Command { program, args } => {
+                format!("command: {program} {}", args.join(" "))
+            }
             Connector::Url(url) => format!("url: {url}"),
         }
     }

@@ -90,7 +90,11 @@ impl Breakdown {
 
 /// 100 × part / whole, 0 for an empty whole.
 pub fn percent(part: f64, whole: f64) -> f64 {
-    if whole > 0.0 { 100.0 * part / whole } else { 0.0 }
+    if whole > 0.0 {
+        100.0 * part / whole
+    } else {
+        0.0
+    }
 }
 
 /// One scored sample (the ground truth's last turn).

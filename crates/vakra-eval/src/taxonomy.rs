@@ -53,7 +53,10 @@ fn arguments_of(call: &Call) -> Map<String, Value> {
 
 fn same_value(a: &Value, b: &Value) -> bool {
     let text = |v: &Value| vakra_pyjson::py_str(v).trim().to_lowercase();
-    match (a.as_f64().or_else(|| text(a).parse().ok()), b.as_f64().or_else(|| text(b).parse().ok())) {
+    match (
+        a.as_f64().or_else(|| text(a).parse().ok()),
+        b.as_f64().or_else(|| text(b).parse().ok()),
+    ) {
         (Some(x), Some(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
         _ => text(a) == text(b),
     }
@@ -130,22 +133,40 @@ mod tests {
         let gt = [call("a", json!({"x": 1, "y": "Z"}))];
         assert_eq!(error_stage(&gt, &[call("b", json!({}))]), "tool_selection");
         assert_eq!(error_stage(&gt, &[]), "tool_selection");
-        assert_eq!(error_stage(&gt, &[call("a", json!({"x": 1}))]), "missing_arguments");
+        assert_eq!(
+            error_stage(&gt, &[call("a", json!({"x": 1}))]),
+            "missing_arguments"
+        );
         assert_eq!(
             error_stage(&gt, &[call("a", json!({"x": 1, "y": "z", "w": 0}))]),
             "hallucinated_arguments"
         );
-        assert_eq!(error_stage(&gt, &[call("a", json!({"x": "2", "y": "z"}))]), "argument_values");
         assert_eq!(
-            error_stage(&gt, &[call("a", json!({"x": 9, "y": "q"})), call("a", json!({"x": "1.0", "y": "z"}))]),
+            error_stage(&gt, &[call("a", json!({"x": "2", "y": "z"}))]),
+            "argument_values"
+        );
+        assert_eq!(
+            error_stage(
+                &gt,
+                &[
+                    call("a", json!({"x": 9, "y": "q"})),
+                    call("a", json!({"x": "1.0", "y": "z"}))
+                ]
+            ),
             "final_answer"
         );
     }
 
     #[test]
     fn table_references_compare_by_presence_only() {
-        let gt = [call("filter_data", json!({"data_source": "$L.data_path$", "key_name": "k"}))];
-        let pred = [call("filter_data", json!({"data_label": "filtered_x_1", "key_name": "k"}))];
+        let gt = [call(
+            "filter_data",
+            json!({"data_source": "$L.data_path$", "key_name": "k"}),
+        )];
+        let pred = [call(
+            "filter_data",
+            json!({"data_label": "filtered_x_1", "key_name": "k"}),
+        )];
         assert_eq!(error_stage(&gt, &pred), "final_answer");
     }
 }

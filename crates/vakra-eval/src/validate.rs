@@ -151,7 +151,9 @@ fn expect_float(value: &Value) -> Option<String> {
     match value {
         Value::Number(_) | Value::Bool(_) => None,
         Value::String(s) if s.trim().parse::<f64>().is_ok() => None,
-        Value::String(_) => Some("Input should be a valid number, unable to parse string as a number".into()),
+        Value::String(_) => {
+            Some("Input should be a valid number, unable to parse string as a number".into())
+        }
         _ => Some("Input should be a valid number".into()),
     }
 }
@@ -190,7 +192,10 @@ pub fn collect_files(targets: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBu
                 .collect();
             found.sort();
             if found.is_empty() {
-                notes.push(format!("no output .json files found in {}", target.display()));
+                notes.push(format!(
+                    "no output .json files found in {}",
+                    target.display()
+                ));
             }
             files.extend(found);
         } else if target.exists() {
@@ -248,8 +253,10 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let errors = errors_of(json!([{"uuid": "u", "domain": 3, "status": "ok", "duration_s": 1,
-            "output": [{"turn_id": 1.5, "query": "q", "answer": ["a"], "sequence": {"tool_call": [{"name": "t", "arguments": "{}"}]}}]}]));
+        let errors = errors_of(
+            json!([{"uuid": "u", "domain": 3, "status": "ok", "duration_s": 1,
+            "output": [{"turn_id": 1.5, "query": "q", "answer": ["a"], "sequence": {"tool_call": [{"name": "t", "arguments": "{}"}]}}]}]),
+        );
         assert_eq!(
             errors,
             [
@@ -262,7 +269,13 @@ mod tests {
             ]
         );
         assert_eq!(errors_of(json!([])), ["Array is empty — no records found."]);
-        assert_eq!(errors_of(json!({})), ["Top-level value must be a JSON array."]);
-        assert_eq!(errors_of(json!([3])), ["Record 0: expected an object, got int"]);
+        assert_eq!(
+            errors_of(json!({})),
+            ["Top-level value must be a JSON array."]
+        );
+        assert_eq!(
+            errors_of(json!([3])),
+            ["Record 0: expected an object, got int"]
+        );
     }
 }

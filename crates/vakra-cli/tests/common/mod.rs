@@ -132,3 +132,43 @@ pub async fn call_tool(
         .clone();
     (text, result.is_error.unwrap_or(false))
 }
+
+/// Chromium and node with playwright-core, and the path of `script` in tests/browser. When they
+/// are missing the caller skips (`None`, after saying why), unless `VAKRA_REQUIRE_BROWSER` is
+/// set (as `make test` does), which fails the test.
+pub fn browser_tooling(script: &str) -> Option<(PathBuf, PathBuf)> {
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let dir = repo_root().join("tests/browser");
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    let missing = if !chromium.is_file() {
+        Some(format!("{} is missing", chromium.display()))
+    } else if !dir
+        .join("node_modules/playwright-core/package.json")
+        .is_file()
+    {
+        Some(format!(
+            "{}/node_modules has no playwright-core",
+            dir.display()
+        ))
+    } else if !node_ok {
+        Some("node is not on PATH".to_owned())
+    } else {
+        None
+    };
+    match missing {
+        None => Some((chromium, dir.join(script))),
+        Some(why) => {
+            assert!(
+                std::env::var_os("VAKRA_REQUIRE_BROWSER").is_none(),
+                "VAKRA_REQUIRE_BROWSER is set but the browser test cannot run: {why} (run `make browser`)"
+            );
+            eprintln!("skipped: {why}; `make browser` installs Chromium and playwright-core");
+            None
+        }
+    }
+}

@@ -53,7 +53,9 @@ fn answer_items(answer: &Value) -> Vec<String> {
         Value::Array(items) => items
             .iter()
             .filter_map(|item| match item {
-                Value::Array(inner) => inner.first().map(|v| answer_text(&Value::Array(vec![v.clone()]))),
+                Value::Array(inner) => inner
+                    .first()
+                    .map(|v| answer_text(&Value::Array(vec![v.clone()]))),
                 other => Some(answer_text(&Value::Array(vec![other.clone()]))),
             })
             .collect(),
@@ -70,9 +72,9 @@ fn item_present(item: &str, predicted: &str, numbers: &[f64]) -> bool {
     if let Ok(want) = item.replace(',', "").parse::<f64>()
         && want.is_finite()
     {
-        return numbers
-            .iter()
-            .any(|got| *got == want || (got - want).abs() <= TOLERANCE * got.abs().max(want.abs()));
+        return numbers.iter().any(|got| {
+            *got == want || (got - want).abs() <= TOLERANCE * got.abs().max(want.abs())
+        });
     }
     predicted.contains(item)
 }
@@ -80,7 +82,8 @@ fn item_present(item: &str, predicted: &str, numbers: &[f64]) -> bool {
 /// The decimal numbers written in a text (thousands separators allowed).
 fn numbers_in(text: &str) -> Vec<f64> {
     static NUMBER: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\d+").expect("a valid pattern")
+        regex::Regex::new(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\d+")
+            .expect("a valid pattern")
     });
     NUMBER
         .find_iter(text)
@@ -97,14 +100,32 @@ mod tests {
     fn numbers_match_inside_sentences() {
         assert!(judge(&json!(["23"]), &json!("There are 23 breweries.")).passed());
         assert!(!judge(&json!(["23"]), &json!("There are 230 breweries.")).passed());
-        assert!(judge(&json!([[1.2587021916630856]]), &json!("ratio 1.258702191663")).passed());
+        assert!(
+            judge(
+                &json!([[1.2587021916630856]]),
+                &json!("ratio 1.258702191663")
+            )
+            .passed()
+        );
         assert!(judge(&json!([1500000]), &json!("1,500,000 dollars")).passed());
     }
 
     #[test]
     fn every_item_must_appear() {
-        assert!(judge(&json!(["2012 Summer", "London"]), &json!("London, 2012 summer")).passed());
-        assert!(!judge(&json!(["2012 Summer", "Paris"]), &json!("London, 2012 summer")).passed());
+        assert!(
+            judge(
+                &json!(["2012 Summer", "London"]),
+                &json!("London, 2012 summer")
+            )
+            .passed()
+        );
+        assert!(
+            !judge(
+                &json!(["2012 Summer", "Paris"]),
+                &json!("London, 2012 summer")
+            )
+            .passed()
+        );
         assert!(judge(&json!([]), &json!("")).passed());
         assert!(!judge(&json!([]), &json!("something")).passed());
         assert!(!judge(&json!(["x"]), &json!(null)).passed());

@@ -26,7 +26,9 @@ impl std::str::FromStr for ExactMode {
         match s {
             "reference" => Ok(ExactMode::Reference),
             "normalized" => Ok(ExactMode::Normalized),
-            other => Err(format!("exact-match mode must be reference or normalized; got {other:?}")),
+            other => Err(format!(
+                "exact-match mode must be reference or normalized; got {other:?}"
+            )),
         }
     }
 }
@@ -86,7 +88,10 @@ pub fn normalized(expected: &[Value], actual: &[Value], settings: &Normalization
     let mut missing = Vec::new();
     for response in expected {
         let want = canonical(response, settings);
-        if !actual.iter().any(|got| same(&want, got, settings.tolerance)) {
+        if !actual
+            .iter()
+            .any(|got| same(&want, got, settings.tolerance))
+        {
             missing.push(Value::String(response_text(response)));
         }
     }
@@ -133,7 +138,10 @@ fn scalar_string(text: &str) -> Value {
 fn same(a: &Value, b: &Value, tolerance: f64) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             x == y || (x - y).abs() <= tolerance * x.abs().max(y.abs()).max(1e-12)
         }
         (Value::String(x), Value::String(y)) => x.trim().to_lowercase() == y.trim().to_lowercase(),
@@ -177,7 +185,10 @@ mod tests {
             verdict.explanation,
             "Missing expected tool_responses.\nMissing: ['a']\n"
         );
-        assert!(reference(&[], &[]).passed(), "no expected responses match trivially");
+        assert!(
+            reference(&[], &[]).passed(),
+            "no expected responses match trivially"
+        );
         assert!(!reference(&[json!("{\"a\": 1}")], &[json!("{\"a\":1}")]).passed());
         assert!(reference(&[json!(["t1", "t2"])], &[json!(["t1", "t2"])]).passed());
         assert!(!reference(&[json!(["t1", "t2"])], &[json!(["t2", "t1"])]).passed());
@@ -187,7 +198,10 @@ mod tests {
     fn normalized_mode_parses_and_tolerates() {
         let settings = Normalization::default();
         let check = |e: Value, a: Value| normalized(&[e], &[a], &settings).passed();
-        assert!(check(json!("{\"a\": 1, \"b\": [1, 2]}"), json!("{\"b\":[2,1],\"a\":1.0}")));
+        assert!(check(
+            json!("{\"a\": 1, \"b\": [1, 2]}"),
+            json!("{\"b\":[2,1],\"a\":1.0}")
+        ));
         assert!(check(json!("23"), json!(" 23.0 ")));
         assert!(check(json!("[[0.1234567891]]"), json!("[[0.1234567890]]")));
         assert!(check(json!("Alpha"), json!("alpha")));

@@ -53,8 +53,8 @@ impl Prompts {
         let path = root.join(PROMPTS_FILE);
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                let mut prompts: Prompts = serde_json::from_str(&text)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let mut prompts: Prompts =
+                    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
                 prompts.source = path.display().to_string();
                 Ok(prompts)
             }
@@ -151,7 +151,10 @@ impl LlmClient {
                         (code, text) => {
                             return Err(format!(
                                 "HTTP {code}: {}",
-                                text.unwrap_or_default().chars().take(300).collect::<String>()
+                                text.unwrap_or_default()
+                                    .chars()
+                                    .take(300)
+                                    .collect::<String>()
                             ));
                         }
                     }
@@ -222,7 +225,9 @@ pub fn parse_correctness(text: &str, lenient: bool) -> Result<Verdict, String> {
     }
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
-        Err(e) if lenient => embedded_json(text).ok_or(format!("no JSON object in the output: {e}"))?,
+        Err(e) if lenient => {
+            embedded_json(text).ok_or(format!("no JSON object in the output: {e}"))?
+        }
         Err(e) => return Err(format!("the output is not JSON: {e}")),
     };
     let object = value.as_object().ok_or("the output is not a JSON object")?;
@@ -324,9 +329,8 @@ pub fn parse_groundedness(text: &str) -> Result<Verdict, String> {
     static CONCLUSION: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?is)<conclusion>\s*(.*?)\s*</conclusion>").expect("a valid pattern")
     });
-    static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(yes|partial|no|unsure)\b").expect("a valid pattern")
-    });
+    static LABEL: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(yes|partial|no|unsure)\b").expect("a valid pattern"));
     static BULLET: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"^\s*[-*•\d.)]+\s*").expect("a valid pattern"));
     if text.trim().is_empty() {
@@ -346,7 +350,11 @@ pub fn parse_groundedness(text: &str) -> Result<Verdict, String> {
     for (index, line) in lines.iter().take(10).enumerate() {
         let stripped = BULLET.replace(line, "");
         if let Some(m) = LABEL.find(&stripped) {
-            found = Some((m.as_str().to_lowercase(), index, stripped[m.end()..].to_owned()));
+            found = Some((
+                m.as_str().to_lowercase(),
+                index,
+                stripped[m.end()..].to_owned(),
+            ));
             break;
         }
     }
@@ -357,7 +365,10 @@ pub fn parse_groundedness(text: &str) -> Result<Verdict, String> {
                 .trim()
                 .to_owned();
             let explanation = if after.is_empty() {
-                lines.get(index + 1).map(|l| l.to_string()).unwrap_or_default()
+                lines
+                    .get(index + 1)
+                    .map(|l| l.to_string())
+                    .unwrap_or_default()
             } else {
                 after
             };
@@ -394,7 +405,10 @@ mod tests {
         assert_eq!(read(r#"{"score": 2}"#), Ok(0.0));
         assert_eq!(read(r#"{"score": "score 1 of 1"}"#), Ok(1.0));
         assert_eq!(read(r#"{"score": true}"#), Ok(1.0));
-        assert!(read("```json\n{\"score\": 1}\n```").is_err(), "the reference's quirk");
+        assert!(
+            read("```json\n{\"score\": 1}\n```").is_err(),
+            "the reference's quirk"
+        );
         assert_eq!(
             parse_correctness("Sure: ```json\n{\"score\": 1}\n```", true).map(|v| v.score),
             Ok(1.0)
@@ -414,9 +428,15 @@ mod tests {
             read("thinking…\n<conclusion>\nYes\nAll claims are in the document.\n</conclusion>"),
             Ok((1.0, "All claims are in the document.".into()))
         );
-        assert_eq!(read("1. partial: needs arithmetic"), Ok((0.0, "needs arithmetic".into())));
+        assert_eq!(
+            read("1. partial: needs arithmetic"),
+            Ok((0.0, "needs arithmetic".into()))
+        );
         assert_eq!(read("Partially grounded. yes"), Ok((1.0, String::new())));
-        assert!(read("not grounded").is_err(), "no label token: a parse error");
+        assert!(
+            read("not grounded").is_err(),
+            "no label token: a parse error"
+        );
         assert_eq!(read("<conclusion>No</conclusion>").map(|v| v.0), Ok(0.0));
         assert!(read("  ").is_err());
     }

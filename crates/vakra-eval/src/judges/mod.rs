@@ -70,9 +70,15 @@ mod tests {
 
     #[test]
     fn answers_read_as_the_reference_reads_them() {
-        assert_eq!(answer_text(&json!([[1.2587021916630856]])), "1.2587021916630856");
+        assert_eq!(
+            answer_text(&json!([[1.2587021916630856]])),
+            "1.2587021916630856"
+        );
         assert_eq!(answer_text(&json!([["a", "b"], ["c"], []])), "a, c");
-        assert_eq!(answer_text(&json!([true, null, 1e-05])), "True, None, 1e-05");
+        assert_eq!(
+            answer_text(&json!([true, null, 1e-05])),
+            "True, None, 1e-05"
+        );
         assert_eq!(answer_text(&json!([{"k": "v"}])), "{'k': 'v'}");
         assert_eq!(answer_text(&json!(null)), "");
         assert_eq!(answer_text(&json!(3.0)), "3.0");
@@ -80,6 +86,9 @@ mod tests {
 
     #[test]
     fn normalisation_collapses_unicode_whitespace() {
-        assert_eq!(normalize_text("  Ünïcode\u{3000}TEXT\n\tx "), "ünïcode text x");
+        assert_eq!(
+            normalize_text("  Ünïcode\u{3000}TEXT\n\tx "),
+            "ünïcode text x"
+        );
     }
 }

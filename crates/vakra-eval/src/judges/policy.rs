@@ -143,8 +143,14 @@ mod tests {
     #[test]
     fn instructions_are_read() {
         assert_eq!(parse(SAMPLE), Some(Policy::RetrieversFor("Retail".into())));
-        assert_eq!(parse("Do not use any retrievers."), Some(Policy::NoRetrievers));
-        assert_eq!(parse("Only use APIs to answer."), Some(Policy::NoRetrievers));
+        assert_eq!(
+            parse("Do not use any retrievers."),
+            Some(Policy::NoRetrievers)
+        );
+        assert_eq!(
+            parse("Only use APIs to answer."),
+            Some(Policy::NoRetrievers)
+        );
         assert_eq!(parse("Don't use APIs"), Some(Policy::NoApis));
         assert_eq!(parse("Only use retrievers."), Some(Policy::NoApis));
         assert_eq!(parse("Be polite."), None);
@@ -154,14 +160,30 @@ mod tests {
     fn retrievers_outside_the_category_violate() {
         let none = BTreeMap::new();
         let gt = ["get_x", "query_olympics"];
-        assert!(judge(SAMPLE, &["get_y", "query_olympics"], &gt, &none).unwrap().passed());
+        assert!(
+            judge(SAMPLE, &["get_y", "query_olympics"], &gt, &none)
+                .unwrap()
+                .passed()
+        );
         let verdict = judge(SAMPLE, &["query_hockey"], &gt, &none).unwrap();
         assert!(!verdict.passed());
         assert!(verdict.explanation.contains("query_hockey"));
         let mapped = BTreeMap::from([("retail".to_owned(), vec!["hockey".to_owned()])]);
-        assert!(judge(SAMPLE, &["query_hockey"], &gt, &mapped).unwrap().passed());
+        assert!(
+            judge(SAMPLE, &["query_hockey"], &gt, &mapped)
+                .unwrap()
+                .passed()
+        );
         assert!(judge("", &["query_hockey"], &gt, &none).is_none());
-        assert!(judge("Be polite.", &["query_hockey"], &gt, &none).unwrap().passed());
-        assert!(!judge("Do not use APIs.", &["get_x"], &gt, &none).unwrap().passed());
+        assert!(
+            judge("Be polite.", &["query_hockey"], &gt, &none)
+                .unwrap()
+                .passed()
+        );
+        assert!(
+            !judge("Do not use APIs.", &["get_x"], &gt, &none)
+                .unwrap()
+                .passed()
+        );
     }
 }

@@ -68,7 +68,10 @@ th{background:#eef2f8;text-align:left}td.num{text-align:right;font-variant-numer
 /// The report as one self-contained HTML page.
 pub fn html(report: &Report) -> String {
     let mut out = String::from("<!doctype html><html lang=en><head><meta charset=utf-8>");
-    let _ = write!(out, "<title>VAKRA evaluation</title><style>{STYLE}</style></head><body>");
+    let _ = write!(
+        out,
+        "<title>VAKRA evaluation</title><style>{STYLE}</style></head><body>"
+    );
     let _ = write!(
         out,
         "<h1>VAKRA evaluation</h1><p>Leaderboard score</p><p class=headline id=leaderboard>{}</p>",
@@ -112,8 +115,11 @@ pub fn html(report: &Report) -> String {
             "; {} predictions missing).</p>",
             c.missing_prediction_uuids.len()
         );
-        let domains: Vec<(String, f64)> =
-            c.domains.iter().map(|(d, b)| (d.clone(), b.score)).collect();
+        let domains: Vec<(String, f64)> = c
+            .domains
+            .iter()
+            .map(|(d, b)| (d.clone(), b.score))
+            .collect();
         out.push_str(&bar_chart("Score by domain", &domains));
         out.push_str(&table("domain", &c.domains));
         out.push_str(&table("hops", &c.by_hops));
@@ -123,7 +129,11 @@ pub fn html(report: &Report) -> String {
         if !c.errors.is_empty() {
             out.push_str("<table><thead><tr><th>first failing stage</th><th>samples</th></tr></thead><tbody>");
             for (stage, count) in &c.errors {
-                let _ = write!(out, "<tr><td>{}</td><td class=num>{count}</td></tr>", esc(stage));
+                let _ = write!(
+                    out,
+                    "<tr><td>{}</td><td class=num>{count}</td></tr>",
+                    esc(stage)
+                );
             }
             out.push_str("</tbody></table>");
         }
@@ -148,7 +158,12 @@ pub fn html(report: &Report) -> String {
     if !report.problems.is_empty() {
         out.push_str("<h2>Problems</h2><ul>");
         for p in &report.problems {
-            let _ = write!(out, "<li><code>{}</code>: {}</li>", esc(&p.file), esc(&p.message));
+            let _ = write!(
+                out,
+                "<li><code>{}</code>: {}</li>",
+                esc(&p.file),
+                esc(&p.message)
+            );
         }
         out.push_str("</ul>");
     }

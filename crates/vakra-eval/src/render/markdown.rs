@@ -8,8 +8,15 @@ use crate::report::Report;
 pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# VAKRA evaluation\n");
-    let _ = writeln!(out, "**Leaderboard score: {}**\n", pct(report.leaderboard_score));
-    let _ = writeln!(out, "| capability | score | correct | samples | missing predictions |");
+    let _ = writeln!(
+        out,
+        "**Leaderboard score: {}**\n",
+        pct(report.leaderboard_score)
+    );
+    let _ = writeln!(
+        out,
+        "| capability | score | correct | samples | missing predictions |"
+    );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|");
     for (n, c) in &report.capabilities {
         let _ = writeln!(
@@ -47,13 +54,26 @@ pub fn markdown(report: &Report) -> String {
                 pct(c.unweighted_score)
             );
         }
-        for (title, rows) in [("domain", &c.domains), ("hops", &c.by_hops), ("source", &c.by_source)] {
+        for (title, rows) in [
+            ("domain", &c.domains),
+            ("hops", &c.by_hops),
+            ("source", &c.by_source),
+        ] {
             if rows.is_empty() {
                 continue;
             }
-            let _ = writeln!(out, "| {title} | score | correct | samples |\n|---|---:|---:|---:|");
+            let _ = writeln!(
+                out,
+                "| {title} | score | correct | samples |\n|---|---:|---:|---:|"
+            );
             for (key, b) in rows {
-                let _ = writeln!(out, "| {key} | {} | {} | {} |", pct(b.score), b.n_correct, b.n_samples);
+                let _ = writeln!(
+                    out,
+                    "| {key} | {} | {} | {} |",
+                    pct(b.score),
+                    b.n_correct,
+                    b.n_samples
+                );
             }
             out.push('\n');
         }
@@ -68,7 +88,11 @@ pub fn markdown(report: &Report) -> String {
     if !report.problems.is_empty() {
         let _ = writeln!(out, "## Problems\n");
         for p in &report.problems {
-            let uuid = p.uuid.as_deref().map(|u| format!(" ({u})")).unwrap_or_default();
+            let uuid = p
+                .uuid
+                .as_deref()
+                .map(|u| format!(" ({u})"))
+                .unwrap_or_default();
             let _ = writeln!(out, "- `{}`{uuid}: {}", p.file, p.message);
         }
     }
