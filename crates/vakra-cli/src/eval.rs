@@ -78,8 +78,8 @@ pub struct EvalArgs {
     /// Seconds before a judge request is given up.
     #[arg(long = "judge-timeout-secs", default_value_t = 120)]
     judge_timeout_secs: u64,
-    /// Legacy operation id → tool name maps (default: ROOT/openapi/legacy_operation_ids.json
-    /// when present).
+    /// Legacy operation id → tool name maps (default: ROOT/mappings/all_operation_id_mappings.json,
+    /// which `vakra import` copies, when present).
     #[arg(long = "operation-id-map")]
     operation_id_map: Option<PathBuf>,
     /// Samples evaluated at once.
@@ -238,7 +238,7 @@ fn policy_categories(
 }
 
 fn operation_ids(given: Option<&Path>, root: &Path) -> anyhow::Result<HashMap<String, String>> {
-    let default = root.join("openapi/legacy_operation_ids.json");
+    let default = root.join("mappings/all_operation_id_mappings.json");
     match given {
         Some(path) => vakra_eval::read_operation_id_map(path).map_err(anyhow::Error::msg),
         None if default.exists() => {

@@ -15,6 +15,7 @@ pub mod chaining;
 pub mod data_files;
 pub mod dataset;
 pub mod docstrings;
+pub mod evaluator;
 pub mod router;
 
 use std::path::{Path, PathBuf};
@@ -136,6 +137,9 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport, ImportError> {
     report
         .data_files
         .extend(chaining::import_chaining(repo, &root)?);
+    report
+        .data_files
+        .extend(evaluator::import_prompts(repo, &root)?);
     report.missing_data_files = copied.missing;
     if let Some(dataset) = &options.dataset {
         report.linked = dataset::link_dataset(dataset, &root)?;
