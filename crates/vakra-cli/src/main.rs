@@ -45,7 +45,7 @@ enum Command {
     /// Convert session traces (`--trace`) into the benchmark's prediction format.
     Trace(trace::TraceArgs),
     /// Score predictions: replay them and the ground truth against the servers, judge, report.
-    Eval(eval::EvalArgs),
+    Eval(Box<eval::EvalArgs>),
     /// Check prediction files against the submission schema.
     Validate(validate::ValidateArgs),
 }
@@ -169,7 +169,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Eval(args) => {
             init_logging("warn");
-            eval::run(args)
+            eval::run(*args)
         }
         Command::Validate(args) => {
             init_logging("warn");

@@ -539,3 +539,108 @@ async fn the_html_report_renders_in_chromium() {
         "a blank page is smaller"
     );
 }
+
+#[test]
+fn replay_over_http_against_vakra_serve() {
+    let root = indexed_root();
+    let predictions = tempfile::tempdir().unwrap();
+    oracle_predictions(predictions.path());
+    let server = common::Server::start(&["--root", root.path().to_str().unwrap()]);
+    let url = format!("{}/mcp/{{capability}}/{{domain}}", server.base);
+    let (_, _, report) = eval(root.path(), predictions.path(), &["--server-url", &url]);
+    assert_eq!(
+        report["leaderboard_score"], 100.0,
+        "{:#}",
+        report["problems"]
+    );
+    assert!(
+        report["settings"]["replay"]
+            .as_str()
+            .unwrap()
+            .starts_with("url:")
+    );
+}
+
+#[test]
+fn servers_that_never_answer_are_timed_out_and_reported() {
+    let predictions = tempfile::tempdir().unwrap();
+    oracle_predictions(predictions.path());
+    let started = std::time::Instant::now();
+    let (_, _, report) = eval(
+        &repo_root(),
+        predictions.path(),
+        &[
+            "--capability",
+            "2",
+            "--server-command",
+            "sleep 30",
+            "--call-timeout-secs",
+            "0.5",
+        ],
+    );
+    assert!(started.elapsed().as_secs() < 20, "timeouts bound the run");
+    for s in report["capabilities"]["2"]["samples"].as_array().unwrap() {
+        let problems = s["problems"].to_string();
+        assert!(problems.contains("no MCP session within"), "{problems}");
+    }
+}
+
+/// The published sample traces: the capability-4 sample's domain is not in the demo root, so both
+/// sides replay to the same error texts and exact match passes, as the reference's rule gives
+/// for identical responses; the capability-1 sample (a list-shaped `sequence`), on which the
+/// reference evaluator stops with an exception, is scored and its universe problem reported.
+#[test]
+fn the_published_sample_traces_are_evaluated_without_crashing() {
+    let shared = repo_root().join("../shared/reference/sample_data");
+    if !shared.is_dir() {
+        eprintln!("skipped: {} is missing", shared.display());
+        return;
+    }
+    let split = tempfile::tempdir().unwrap();
+    let predictions = tempfile::tempdir().unwrap();
+    for name in ["capability_1_bi_apis", "capability_4_multiturn"] {
+        for kind in ["input", "output"] {
+            let dir = split.path().join(name).join(kind);
+            std::fs::create_dir_all(&dir).unwrap();
+            let records =
+                std::fs::read_to_string(shared.join(name).join(format!("{kind}.json"))).unwrap();
+            let domain = serde_json::from_str::<Value>(&records).unwrap()[0]["domain"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            std::fs::write(dir.join(format!("{domain}.json")), &records).unwrap();
+            if kind == "output" {
+                std::fs::create_dir_all(predictions.path().join(name)).unwrap();
+                std::fs::write(
+                    predictions.path().join(name).join(format!("{domain}.json")),
+                    &records,
+                )
+                .unwrap();
+            }
+        }
+    }
+    let out = tempfile::tempdir().unwrap();
+    let report_path = out.path().join("r.json");
+    let output = vakra()
+        .args(["eval", "--quiet", "--root"])
+        .arg(repo_root())
+        .arg("--ground-truth")
+        .arg(split.path())
+        .arg("--predictions")
+        .arg(predictions.path())
+        .arg("--report")
+        .arg(&report_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(report_path).unwrap()).unwrap();
+    let four = &report["capabilities"]["4"]["samples"][0];
+    assert_eq!(four["judges"]["exact_match"]["score"], 1.0, "{four:#}");
+    let one = &report["capabilities"]["1"]["samples"][0];
+    assert!(one["problems"].to_string().contains("replay"), "{one:#}");
+}

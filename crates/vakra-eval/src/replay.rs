@@ -101,7 +101,8 @@ impl Connector {
                         .args(args.iter().map(|a| fill(a)))
                         .env("CAPABILITY_ID", capability.to_string())
                         .env("MCP_DOMAIN", domain)
-                        .stderr(std::process::Stdio::null());
+                        .stderr(std::process::Stdio::null())
+                        .kill_on_drop(true);
                     let transport = TokioChildProcess::new(command)
                         .map_err(|e| format!("cannot start {program}: {e}"))?;
                     ().serve(transport).await.map_err(|e| e.to_string())

@@ -99,21 +99,22 @@ pub fn python_format(template: &str, fields: &[(&str, &str)]) -> String {
     out
 }
 
-/// A chat client for the judges.
+/// A chat client for the judges (ureq with rustls: HTTPS to hosted endpoints works, and no TLS
+/// choice leaks into the MCP clients' HTTP stack).
 #[derive(Clone)]
 pub struct LlmClient {
     config: LlmConfig,
-    http: reqwest::Client,
+    agent: ureq::Agent,
 }
 
 impl LlmClient {
     pub fn new(config: LlmConfig) -> Result<Self, String> {
-        install_crypto_provider();
-        let http = reqwest::Client::builder()
-            .timeout(config.timeout)
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(config.timeout))
+            .http_status_as_error(false)
             .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-        Ok(Self { config, http })
+            .into();
+        Ok(Self { config, agent })
     }
 
     pub fn config(&self) -> &LlmConfig {
@@ -130,36 +131,30 @@ impl LlmClient {
             "model": self.config.model,
             "messages": [{"role": "user", "content": prompt}],
             "temperature": 0,
-        });
+        })
+        .to_string();
         let mut attempt = 0;
         loop {
-            let mut request = self
-                .http
-                .post(&url)
-                .header("content-type", "application/json")
-                .body(body.to_string());
-            if let Some(key) = &self.config.api_key {
-                request = request.bearer_auth(key);
-            }
-            let outcome = match request.send().await {
-                Ok(response) => {
-                    let status = response.status();
-                    let text = response.text().await.map_err(|e| e.to_string());
-                    match (status.as_u16(), text) {
-                        (200..=299, Ok(text)) => return reply_text(&text),
-                        (code @ (429 | 500..=599), _) => Err(format!("HTTP {code}")),
-                        (code, text) => {
-                            return Err(format!(
-                                "HTTP {code}: {}",
-                                text.unwrap_or_default()
-                                    .chars()
-                                    .take(300)
-                                    .collect::<String>()
-                            ));
-                        }
-                    }
+            let (agent, url, body, key) = (
+                self.agent.clone(),
+                url.clone(),
+                body.clone(),
+                self.config.api_key.clone(),
+            );
+            let sent =
+                tokio::task::spawn_blocking(move || post(&agent, &url, &body, key.as_deref()))
+                    .await
+                    .map_err(|e| format!("the judge request stopped: {e}"))?;
+            let outcome = match sent {
+                Ok((200..=299, text)) => return reply_text(&text),
+                Ok((code @ (429 | 500..=599), _)) => Err(format!("HTTP {code}")),
+                Ok((code, text)) => {
+                    return Err(format!(
+                        "HTTP {code}: {}",
+                        text.chars().take(300).collect::<String>()
+                    ));
                 }
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(e),
             };
             attempt += 1;
             if attempt > self.config.retries {
@@ -170,6 +165,26 @@ impl LlmClient {
     }
 }
 
+/// One blocking POST: the status and the body text.
+fn post(
+    agent: &ureq::Agent,
+    url: &str,
+    body: &str,
+    key: Option<&str>,
+) -> Result<(u16, String), String> {
+    let mut request = agent.post(url).header("content-type", "application/json");
+    if let Some(key) = key {
+        request = request.header("authorization", &format!("Bearer {key}"));
+    }
+    let mut response = request.send(body).map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    let text = response
+        .body_mut()
+        .read_to_string()
+        .map_err(|e| e.to_string())?;
+    Ok((status, text))
+}
+
 fn reply_text(body: &str) -> Result<String, String> {
     let value: Value =
         serde_json::from_str(body).map_err(|e| format!("the reply is not JSON: {e}"))?;
@@ -177,11 +192,6 @@ fn reply_text(body: &str) -> Result<String, String> {
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
-}
-
-/// rustls needs one process-wide crypto provider; `ring` is the one built in.
-fn install_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// The correctness judge (spec §3.3).
