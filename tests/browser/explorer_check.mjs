@@ -6,9 +6,7 @@
 //              "calls": [{"tool": "...", "fields": {"arg": "value typed or option chosen"}}]}]
 // Output: {"sessions": [{"sessionId", "toolsAtStart", "calls": [{"tool", "arguments", "text",
 //          "isError", "flag", "toolsAfter"}], "screenshot"}], "consoleErrors": [...]}
-import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { launch } from "./launch.mjs";
 import { join } from "node:path";
 
 const [base, planText, screenshotDir] = process.argv.slice(2);
@@ -17,23 +15,7 @@ if (!base || !planText || !screenshotDir) {
   process.exit(2);
 }
 const plan = JSON.parse(planText);
-const profile = mkdtempSync(join(tmpdir(), "vakra-explorer-chromium-"));
-// a fresh profile (playwright passes it as --user-data-dir)
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-  viewport: { width: 1400, height: 1000 },
-});
+const { context, close } = await launch({ width: 1400, height: 1000 });
 const consoleErrors = [];
 const out = { sessions: [], consoleErrors };
 try {
@@ -94,7 +76,6 @@ try {
     out.sessions.push(session);
   }
 } finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await close();
 }
 console.log(JSON.stringify(out));

@@ -4,10 +4,9 @@
 // usage: node report_check.mjs REPORT_HTML SCREENSHOT_PNG
 // Output: {"title", "leaderboard", "sections": [ids], "bars": [{"label", "width"}],
 //          "tables", "screenshotBytes", "consoleErrors"}
-import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { launch } from "./launch.mjs";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [report, screenshot] = process.argv.slice(2);
@@ -15,22 +14,7 @@ if (!report || !screenshot) {
   console.error("usage: node report_check.mjs REPORT_HTML SCREENSHOT_PNG");
   process.exit(2);
 }
-const profile = mkdtempSync(join(tmpdir(), "vakra-report-chromium-"));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-  viewport: { width: 1200, height: 900 },
-});
+const { context, close } = await launch({ width: 1200, height: 900 });
 const consoleErrors = [];
 try {
   const page = context.pages()[0] || (await context.newPage());
@@ -52,6 +36,5 @@ try {
   await page.screenshot({ path: screenshot, fullPage: true });
   console.log(JSON.stringify({ ...shown, screenshotBytes: statSync(screenshot).size, consoleErrors }));
 } finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await close();
 }

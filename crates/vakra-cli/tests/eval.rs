@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{browser_tooling, repo_root, vakra};
+use common::{browser_tooling, output_ok, repo_root, run_browser_script, vakra};
 use serde_json::{Value, json};
 
 /// A copy of the demo data root with its document indexes built.
@@ -65,27 +65,25 @@ fn oracle_predictions(into: &Path) {
     }
 }
 
-/// Runs `vakra eval`; returns the exit status, stdout and the report.
-fn eval(root: &Path, predictions: &Path, extra: &[&str]) -> (bool, String, Value) {
+/// Runs `vakra eval`, which must succeed; returns its stdout and the report.
+fn eval(root: &Path, predictions: &Path, extra: &[&str]) -> (String, Value) {
     let out = tempfile::tempdir().unwrap();
     let report = out.path().join("report.json");
-    let output = vakra()
-        .args(["eval", "--quiet", "--ground-truth"])
-        .arg(split())
-        .arg("--predictions")
-        .arg(predictions)
-        .arg("--root")
-        .arg(root)
-        .arg("--report")
-        .arg(&report)
-        .args(extra)
-        .output()
-        .unwrap();
+    let output = output_ok(
+        vakra()
+            .args(["eval", "--quiet", "--ground-truth"])
+            .arg(split())
+            .arg("--predictions")
+            .arg(predictions)
+            .arg("--root")
+            .arg(root)
+            .arg("--report")
+            .arg(&report)
+            .args(extra),
+    );
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "vakra eval failed: {stderr}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    (output.status.success(), stdout, report)
+    (stdout, report)
 }
 
 fn sample<'a>(report: &'a Value, capability: &str, uuid: &str) -> &'a Value {
@@ -104,7 +102,7 @@ fn ground_truth_as_predictions_scores_100_on_every_capability() {
     oracle_predictions(predictions.path());
     let dir = tempfile::tempdir().unwrap();
     let (markdown, html) = (dir.path().join("r.md"), dir.path().join("r.html"));
-    let (_, stdout, report) = eval(
+    let (stdout, report) = eval(
         root.path(),
         predictions.path(),
         &[
@@ -220,7 +218,7 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
     );
     std::fs::write(predictions.path().join(cap3).join("bpo.json"), "{not json").unwrap();
 
-    let (_, _, report) = eval(
+    let (_, report) = eval(
         root.path(),
         predictions.path(),
         &["--capability", "2", "--capability", "3"],
@@ -328,7 +326,7 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
         &base,
     ];
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (_, _, report) = tokio::task::spawn_blocking(move || {
+    let (_, report) = tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         eval(&root_path, &preds, &args)
     })
@@ -352,7 +350,7 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
 
     let (failing, _) = judge_stand_in("unused", 500).await;
     let (root_path, preds) = (root.path().to_owned(), predictions.path().to_owned());
-    let (_, _, report) = tokio::task::spawn_blocking(move || {
+    let (_, report) = tokio::task::spawn_blocking(move || {
         eval(
             &root_path,
             &preds,
@@ -388,7 +386,7 @@ fn replay_against_a_server_command_scores_as_in_process() {
         env!("CARGO_BIN_EXE_vakra"),
         root.path().display()
     );
-    let (_, _, report) = eval(
+    let (_, report) = eval(
         root.path(),
         predictions.path(),
         &[
@@ -491,23 +489,12 @@ async fn the_html_report_renders_in_chromium() {
     .await
     .unwrap();
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("eval-report.png");
-    let output = tokio::process::Command::new("node")
-        .arg(&script)
-        .arg(&html)
-        .arg(&screenshot)
-        .env("CHROMIUM", &chromium)
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(std::time::Duration::from_secs(120), output)
-        .await
-        .expect("the browser run finishes within two minutes")
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let page: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let page = run_browser_script(
+        &chromium,
+        &script,
+        &[html.as_os_str(), screenshot.as_os_str()],
+    )
+    .await;
     assert_eq!(page["consoleErrors"], json!([]));
     assert_eq!(
         page["sections"],
@@ -547,7 +534,7 @@ fn replay_over_http_against_vakra_serve() {
     oracle_predictions(predictions.path());
     let server = common::Server::start(&["--root", root.path().to_str().unwrap()]);
     let url = format!("{}/mcp/{{capability}}/{{domain}}", server.base);
-    let (_, _, report) = eval(root.path(), predictions.path(), &["--server-url", &url]);
+    let (_, report) = eval(root.path(), predictions.path(), &["--server-url", &url]);
     assert_eq!(
         report["leaderboard_score"], 100.0,
         "{:#}",
@@ -566,7 +553,7 @@ fn servers_that_never_answer_are_timed_out_and_reported() {
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     let started = std::time::Instant::now();
-    let (_, _, report) = eval(
+    let (_, report) = eval(
         &repo_root(),
         predictions.path(),
         &[
@@ -621,21 +608,16 @@ fn the_published_sample_traces_are_evaluated_without_crashing() {
     }
     let out = tempfile::tempdir().unwrap();
     let report_path = out.path().join("r.json");
-    let output = vakra()
-        .args(["eval", "--quiet", "--root"])
-        .arg(repo_root())
-        .arg("--ground-truth")
-        .arg(split.path())
-        .arg("--predictions")
-        .arg(predictions.path())
-        .arg("--report")
-        .arg(&report_path)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    output_ok(
+        vakra()
+            .args(["eval", "--quiet", "--root"])
+            .arg(repo_root())
+            .arg("--ground-truth")
+            .arg(split.path())
+            .arg("--predictions")
+            .arg(predictions.path())
+            .arg("--report")
+            .arg(&report_path),
     );
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(report_path).unwrap()).unwrap();

@@ -11,7 +11,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Server, browser_tooling, call_tool, get, http_client, repo_root};
+use common::{Server, browser_tooling, call_tool, get, http_client, repo_root, run_browser_script};
 use serde_json::{Value, json};
 
 fn demo_server() -> Server {
@@ -130,25 +130,13 @@ async fn a_call_through_the_page_shows_what_an_agent_gets() {
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explorer");
     std::fs::create_dir_all(&shots).unwrap();
     let plan = plan();
-    let output = tokio::process::Command::new("node")
-        .arg(&script)
-        .arg(&server.base)
-        .arg(plan.to_string())
-        .arg(&shots)
-        .env("CHROMIUM", &chromium)
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(std::time::Duration::from_secs(120), output)
-        .await
-        .expect("the browser run finishes within two minutes")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "explorer_check.mjs failed: {stderr}"
-    );
-    let page: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+    let plan_text = plan.to_string();
+    let page = run_browser_script(
+        &chromium,
+        &script,
+        &[server.base.as_ref(), plan_text.as_ref(), shots.as_os_str()],
+    )
+    .await;
     assert_eq!(page["consoleErrors"], json!([]), "the page logged errors");
 
     for (step, seen) in plan

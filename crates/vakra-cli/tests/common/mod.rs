@@ -172,3 +172,30 @@ pub fn browser_tooling(script: &str) -> Option<(PathBuf, PathBuf)> {
         }
     }
 }
+
+/// Runs a node script of tests/browser with `args` (two minutes at most) and parses the JSON it
+/// prints.
+pub async fn run_browser_script(
+    chromium: &Path,
+    script: &Path,
+    args: &[&std::ffi::OsStr],
+) -> serde_json::Value {
+    let output = tokio::process::Command::new("node")
+        .arg(script)
+        .args(args)
+        .env("CHROMIUM", chromium)
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(std::time::Duration::from_secs(120), output)
+        .await
+        .expect("the browser run finishes within two minutes")
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{} failed: {}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
