@@ -53,3 +53,12 @@ for line in sys.stdin:
     elif "serverInfo" in result:
         print("initialized:", result["serverInfo"]["name"], result["protocolVersion"])
 '
+echo "== Evaluator: the demo split's ground truth given as predictions (every capability)"
+work=$(mktemp -d)
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$out" "$work"' EXIT
+mkdir -p "$work/root" "$work/predictions"
+cp -r openapi databases documents retrievers capability1 bpo "$work/root/"
+"$bin" index --root "$work/root" >/dev/null
+for d in demo/tasks/capability_*; do cp -r "$d/output" "$work/predictions/$(basename "$d")"; done
+"$bin" eval --quiet --ground-truth demo/tasks --predictions "$work/predictions" --root "$work/root" \
+  --report "$work/report.json" --markdown "$work/report.md" 2>/dev/null
