@@ -626,3 +626,64 @@ fn the_published_sample_traces_are_evaluated_without_crashing() {
     let one = &report["capabilities"]["1"]["samples"][0];
     assert!(one["problems"].to_string().contains("replay"), "{one:#}");
 }
+
+/// A recorded agent run is scored directly: a traced stdio session, `vakra trace export`, then
+/// `vakra eval` on the exported file.
+#[test]
+fn an_exported_session_trace_is_scored() {
+    let root = indexed_root();
+    let traces = tempfile::tempdir().unwrap();
+    let session = vakra()
+        .args(["mcp", "--capability", "2", "--domain", "library", "--root"])
+        .arg(root.path())
+        .arg("--trace")
+        .arg(traces.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+               "capabilities": {}, "clientInfo": {"name": "agent", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "get_late_fees_by_member", "arguments": {"member_id": 853}}}),
+    ];
+    let mut stdin = session.stdin.as_ref().unwrap();
+    for request in &requests {
+        use std::io::Write;
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(session.stdout.unwrap()));
+    while let Some(Ok(line)) = lines.next() {
+        if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
+            break;
+        }
+    }
+    drop(session.stdin);
+    let predictions = tempfile::tempdir().unwrap();
+    let folder = predictions.path().join("capability_2_dashboard_apis");
+    std::fs::create_dir_all(&folder).unwrap();
+    output_ok(
+        vakra()
+            .args(["trace", "export", "--trace"])
+            .arg(traces.path())
+            .arg("--out")
+            .arg(folder.join("library.json"))
+            .args([
+                "--uuid",
+                "2d1b0c0ffee0-000000000002",
+                "--answer",
+                "see the tool",
+            ]),
+    );
+    let (_, report) = eval(
+        root.path(),
+        predictions.path(),
+        &["--capability", "2", "--domain", "library"],
+    );
+    let traced = sample(&report, "2", "2d1b0c0ffee0-000000000002");
+    assert_eq!(traced["score"], 1.0, "{traced:#}");
+    assert_eq!(traced["pred_steps"], 1);
+}
