@@ -33,6 +33,15 @@ impl std::str::FromStr for ExactMode {
     }
 }
 
+impl std::fmt::Display for ExactMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ExactMode::Reference => "reference",
+            ExactMode::Normalized => "normalized",
+        })
+    }
+}
+
 /// Settings of the normalized mode.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Normalization {

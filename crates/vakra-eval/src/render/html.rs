@@ -80,7 +80,7 @@ pub fn html(report: &Report) -> String {
     let s = &report.settings;
     let _ = write!(
         out,
-        "<p class=meta>Replay {}, {} sessions; exact match {:?}; policy judge {}; answers judged {}; {} samples in {:.1} s.</p>",
+        "<p class=meta>Replay {}, {} sessions; exact match {}; policy judge {}; answers judged {}; {} samples in {:.1} s.</p>",
         esc(&s.replay),
         esc(&s.sessions),
         s.exact_match,

@@ -32,7 +32,7 @@ pub fn markdown(report: &Report) -> String {
     let s = &report.settings;
     let _ = writeln!(
         out,
-        "\nReplay: {}, {} sessions; exact match: {:?}; policy judge: {}; answers: {}; {} samples in {:.1} s.\n",
+        "\nReplay: {}, {} sessions; exact match: {}; policy judge: {}; answers: {}; {} samples in {:.1} s.\n",
         s.replay,
         s.sessions,
         s.exact_match,
