@@ -687,3 +687,52 @@ fn an_exported_session_trace_is_scored() {
     assert_eq!(traced["score"], 1.0, "{traced:#}");
     assert_eq!(traced["pred_steps"], 1);
 }
+
+#[test]
+fn the_policy_judge_stops_a_turn_that_breaks_its_instructions() {
+    let root = indexed_root();
+    let predictions = tempfile::tempdir().unwrap();
+    oracle_predictions(predictions.path());
+    let cap4 = "capability_4_multiturn";
+    let mut records = ground_truth(cap4, "library");
+    // The instructions allow the library's documents only; search the weather documents too.
+    let calls = &mut records[0]["output"][1]["sequence"]["tool_call"];
+    calls
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "query_weather", "arguments": {"question": "rain"}}));
+    write_predictions(predictions.path(), cap4, "library", &Value::Array(records));
+    let uuid = "4d1b0c0ffee0-000000000001";
+    let (_, without) = eval(root.path(), predictions.path(), &["--capability", "4"]);
+    assert_eq!(
+        sample(&without, "4", uuid)["score"],
+        1.0,
+        "extra calls do not fail exact match"
+    );
+    let (_, with) = eval(
+        root.path(),
+        predictions.path(),
+        &["--capability", "4", "--policy-judge"],
+    );
+    let s = sample(&with, "4", uuid);
+    assert_eq!(s["score"], 0.0);
+    assert_eq!(s["error_stage"], "policy");
+    assert!(
+        s["judges"]["policy"]["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("query_weather")
+    );
+    assert_eq!(
+        s["judges"]["exact_match"],
+        Value::Null,
+        "the waterfall stops at the policy"
+    );
+    let other = sample(&with, "4", "4d1b0c0ffee0-000000000002");
+    assert_eq!(
+        other["judges"]["policy"],
+        Value::Null,
+        "no instructions, no policy verdict"
+    );
+    assert_eq!(other["score"], 1.0);
+}
