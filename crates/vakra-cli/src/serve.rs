@@ -31,7 +31,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         options.sql_time_limit,
     )?);
     let api = vakra_rest::RestApi::new(Arc::clone(&bird));
-    let retrievers = Arc::new(vakra_retrieval::Retrievers::open(&options.root)?);
+    let retrievers = options.retrievers()?;
     let app = vakra_rest::router(api)
         .merge(vakra_mcp::http_router(options.clone(), Arc::clone(&bird)))
         .nest("/retriever", vakra_retrieval::http_router(retrievers));

@@ -2,7 +2,7 @@
 //! Face layout (`embeddings.*`, `encoder.layer.<i>.*`). Written here rather than taken from
 //! candle-transformers, whose hundreds of other models would dominate the feature's build time.
 
-use candle_core::{D, DType, Device, Module, Tensor};
+use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
 use serde::Deserialize;
 
@@ -35,8 +35,9 @@ fn default_hidden_act() -> String {
     "gelu".into()
 }
 
+/// The feed-forward activation named by a config's `hidden_act` / `hidden_activation`.
 #[derive(Debug, Clone, Copy)]
-enum Activation {
+pub(crate) enum Activation {
     /// Hugging Face's `gelu`: the exact, erf-based GELU.
     GeluErf,
     /// `gelu_new` / `gelu_pytorch_tanh`: the tanh approximation.
@@ -45,7 +46,7 @@ enum Activation {
 }
 
 impl Activation {
-    fn parse(name: &str) -> Result<Self, String> {
+    pub(crate) fn parse(name: &str) -> Result<Self, String> {
         match name {
             "gelu" => Ok(Self::GeluErf),
             "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Self::GeluTanh),
@@ -54,7 +55,7 @@ impl Activation {
         }
     }
 
-    fn apply(self, xs: &Tensor) -> candle_core::Result<Tensor> {
+    pub(crate) fn apply(self, xs: &Tensor) -> candle_core::Result<Tensor> {
         match self {
             Self::GeluErf => xs.gelu_erf(),
             Self::GeluTanh => xs.gelu(),
@@ -171,11 +172,7 @@ impl Bert {
             .broadcast_add(&self.position_embeddings.forward(&positions)?)?
             .add(&self.token_type_embeddings.forward(type_ids)?)?;
         let mut hidden = self.embedding_norm.forward(&embedded)?;
-        // Padding gets the most negative score before the softmax, as Hugging Face does.
-        let bias = ((mask.to_dtype(DType::F32)?.ones_like()? - mask.to_dtype(DType::F32)?)?
-            * f64::from(f32::MIN))?
-        .unsqueeze(1)?
-        .unsqueeze(1)?;
+        let bias = padding_bias(mask)?;
         for layer in &self.layers {
             hidden = self.layer(layer, &hidden, &bias)?;
         }
@@ -211,17 +208,11 @@ impl Bert {
     }
 }
 
-/// Mean of the hidden states over the tokens of each text (padding excluded), L2-normalised:
-/// sentence-transformers' `Pooling(mean)` followed by `Normalize`.
-pub(crate) fn mean_pool_normalised(hidden: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
-    let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-    let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-    let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
-    let mean = summed.broadcast_div(&counts)?;
-    let norms = mean
-        .sqr()?
-        .sum_keepdim(D::Minus1)?
-        .sqrt()?
-        .clamp(1e-12, f64::MAX)?;
-    mean.broadcast_div(&norms)
+/// The attention bias `(batch, 1, 1, sequence)` of a mask `(batch, sequence)`: padding gets the
+/// most negative score before the softmax, as Hugging Face does.
+pub(crate) fn padding_bias(mask: &Tensor) -> candle_core::Result<Tensor> {
+    let mask = mask.to_dtype(DType::F32)?;
+    ((mask.ones_like()? - mask)? * f64::from(f32::MIN))?
+        .unsqueeze(1)?
+        .unsqueeze(1)
 }
