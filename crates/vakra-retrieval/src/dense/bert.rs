@@ -6,15 +6,34 @@ use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
 use serde::Deserialize;
 
-/// The fields of a Hugging Face BERT `config.json` that the encoder needs.
+/// The sizes every transformer `config.json` states, BERT's and ModernBERT's alike.
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct BertConfig {
+pub(crate) struct Dimensions {
     pub(crate) vocab_size: usize,
     pub(crate) hidden_size: usize,
     pub(crate) num_hidden_layers: usize,
     pub(crate) num_attention_heads: usize,
     pub(crate) intermediate_size: usize,
     pub(crate) max_position_embeddings: usize,
+}
+
+impl Dimensions {
+    /// The size of one attention head; refuses a hidden size the heads do not divide.
+    pub(crate) fn head_size(&self) -> Result<usize, String> {
+        if self.num_attention_heads == 0
+            || !self.hidden_size.is_multiple_of(self.num_attention_heads)
+        {
+            return Err("hidden_size is not a multiple of num_attention_heads".into());
+        }
+        Ok(self.hidden_size / self.num_attention_heads)
+    }
+}
+
+/// The fields of a Hugging Face BERT `config.json` that the encoder needs.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct BertConfig {
+    #[serde(flatten)]
+    pub(crate) dims: Dimensions,
     #[serde(default = "default_type_vocab_size")]
     pub(crate) type_vocab_size: usize,
     #[serde(default = "default_layer_norm_eps")]
@@ -91,23 +110,17 @@ impl Bert {
     /// Loads the weights; a checkpoint with a `bert.` prefix (pre-training heads) is accepted.
     pub(crate) fn load(vb: VarBuilder, config: &BertConfig) -> Result<Self, String> {
         let activation = Activation::parse(&config.hidden_act)?;
-        if config.num_attention_heads == 0
-            || !config
-                .hidden_size
-                .is_multiple_of(config.num_attention_heads)
-        {
-            return Err("hidden_size is not a multiple of num_attention_heads".into());
-        }
+        config.dims.head_size()?;
         let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
             vb.pp("bert")
         } else {
             vb
         };
-        let hidden = config.hidden_size;
+        let hidden = config.dims.hidden_size;
         let eps = config.layer_norm_eps;
         let load = || -> candle_core::Result<Self> {
             let e = vb.pp("embeddings");
-            let layers = (0..config.num_hidden_layers)
+            let layers = (0..config.dims.num_hidden_layers)
                 .map(|i| {
                     let l = vb.pp(format!("encoder.layer.{i}"));
                     Ok(Layer {
@@ -122,18 +135,26 @@ impl Bert {
                         )?,
                         intermediate: linear(
                             hidden,
-                            config.intermediate_size,
+                            config.dims.intermediate_size,
                             l.pp("intermediate.dense"),
                         )?,
-                        output: linear(config.intermediate_size, hidden, l.pp("output.dense"))?,
+                        output: linear(
+                            config.dims.intermediate_size,
+                            hidden,
+                            l.pp("output.dense"),
+                        )?,
                         output_norm: layer_norm(hidden, eps, l.pp("output.LayerNorm"))?,
                     })
                 })
                 .collect::<candle_core::Result<Vec<_>>>()?;
             Ok(Self {
-                word_embeddings: embedding(config.vocab_size, hidden, e.pp("word_embeddings"))?,
+                word_embeddings: embedding(
+                    config.dims.vocab_size,
+                    hidden,
+                    e.pp("word_embeddings"),
+                )?,
                 position_embeddings: embedding(
-                    config.max_position_embeddings,
+                    config.dims.max_position_embeddings,
                     hidden,
                     e.pp("position_embeddings"),
                 )?,
@@ -144,7 +165,7 @@ impl Bert {
                 )?,
                 embedding_norm: layer_norm(hidden, eps, e.pp("LayerNorm"))?,
                 layers,
-                heads: config.num_attention_heads,
+                heads: config.dims.num_attention_heads,
                 activation,
                 device: vb.device().clone(),
             })

@@ -9,14 +9,26 @@ use candle_nn::VarBuilder;
 use serde::Deserialize;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
-use super::bert::{Bert, BertConfig};
-use super::modernbert::{ModernBert, ModernBertConfig};
+use super::bert::{Bert, Dimensions};
+use super::modernbert::ModernBert;
 use super::pooling::Pooling;
 
 use crate::RetrievalError;
 
 /// Texts embedded per forward pass.
 const BATCH: usize = 32;
+
+/// What the loader needs from `config.json` whatever the architecture.
+#[derive(Deserialize)]
+struct CommonConfig {
+    #[serde(default)]
+    model_type: Option<String>,
+    /// The id the tokenizer pads with, when its own file does not say.
+    #[serde(default)]
+    pad_token_id: Option<u32>,
+    #[serde(flatten)]
+    dims: Dimensions,
+}
 
 /// The transformer that turns tokens into states.
 enum Encoder {
@@ -26,44 +38,25 @@ enum Encoder {
 
 impl Encoder {
     /// Reads `config.json` for `model_type` (absent: BERT, as older checkpoints write) and
-    /// loads that architecture. Returns the encoder, its hidden size, the longest input it
-    /// takes and the pad id the config names.
-    fn load(config: &[u8], vb: VarBuilder) -> Result<(Self, usize, usize, Option<u32>), String> {
-        #[derive(Deserialize)]
-        struct Kind {
-            #[serde(default)]
-            model_type: Option<String>,
+    /// loads that architecture; returns the settings both architectures share too.
+    fn load(config: &[u8], vb: VarBuilder) -> Result<(Self, CommonConfig), String> {
+        fn parse<T: serde::de::DeserializeOwned>(config: &[u8]) -> Result<T, String> {
+            serde_json::from_slice(config).map_err(|e| format!("config.json: {e}"))
         }
-        let kind: Kind = serde_json::from_slice(config).map_err(|e| format!("config.json: {e}"))?;
-        match kind.model_type.as_deref() {
-            None | Some("bert") => {
-                let config: BertConfig =
-                    serde_json::from_slice(config).map_err(|e| format!("config.json: {e}"))?;
-                let model =
-                    Bert::load(vb, &config).map_err(|e| format!("model.safetensors: {e}"))?;
-                Ok((
-                    Self::Bert(model),
-                    config.hidden_size,
-                    config.max_position_embeddings,
-                    None,
-                ))
-            }
+        let weights = |e: String| format!("model.safetensors: {e}");
+        let common: CommonConfig = parse(config)?;
+        let encoder = match common.model_type.as_deref() {
+            None | Some("bert") => Self::Bert(Bert::load(vb, &parse(config)?).map_err(weights)?),
             Some("modernbert") => {
-                let config: ModernBertConfig =
-                    serde_json::from_slice(config).map_err(|e| format!("config.json: {e}"))?;
-                let model =
-                    ModernBert::load(vb, &config).map_err(|e| format!("model.safetensors: {e}"))?;
-                Ok((
-                    Self::ModernBert(model),
-                    config.hidden_size,
-                    config.max_position_embeddings,
-                    config.pad_token_id,
-                ))
+                Self::ModernBert(ModernBert::load(vb, &parse(config)?).map_err(weights)?)
             }
-            Some(other) => Err(format!(
-                "config.json: model_type {other:?} is not supported (bert or modernbert)"
-            )),
-        }
+            Some(other) => {
+                return Err(format!(
+                    "config.json: model_type {other:?} is not supported (bert or modernbert)"
+                ));
+            }
+        };
+        Ok((encoder, common))
     }
 
     fn device(&self) -> &Device {
@@ -122,8 +115,9 @@ impl Embedder {
         );
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
             .map_err(|e| dense_error(dir, format_args!("model.safetensors: {e}")))?;
-        let (encoder, dimension, max_positions, pad_id) =
+        let (encoder, config) =
             Encoder::load(&config_bytes, vb).map_err(|e| dense_error(dir, e))?;
+        let max_positions = config.dims.max_position_embeddings;
         let max_length = std::fs::read(dir.join("sentence_bert_config.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
@@ -143,7 +137,7 @@ impl Embedder {
             .get_padding()
             .cloned()
             .unwrap_or_else(|| PaddingParams {
-                pad_id: pad_id.unwrap_or_default(),
+                pad_id: config.pad_token_id.unwrap_or_default(),
                 ..PaddingParams::default()
             });
         padding.strategy = PaddingStrategy::BatchLongest;
@@ -158,7 +152,7 @@ impl Embedder {
             tokenizer,
             name,
             fingerprint,
-            dimension,
+            dimension: config.dims.hidden_size,
         })
     }
 

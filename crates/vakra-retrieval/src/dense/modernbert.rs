@@ -10,19 +10,15 @@ use candle_core::{D, DType, Device, IndexOp, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, linear_b};
 use serde::Deserialize;
 
-use super::bert::{Activation, padding_bias};
+use super::bert::{Activation, Dimensions, padding_bias};
 
 /// The fields of a Hugging Face ModernBERT `config.json` that the encoder needs, in either of
 /// the two forms transformers writes: per-kind rope thetas and a global-layer period (4.x), or
 /// `layer_types` and `rope_parameters` (5.x).
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct ModernBertConfig {
-    pub(crate) vocab_size: usize,
-    pub(crate) hidden_size: usize,
-    pub(crate) num_hidden_layers: usize,
-    pub(crate) num_attention_heads: usize,
-    pub(crate) intermediate_size: usize,
-    pub(crate) max_position_embeddings: usize,
+    #[serde(flatten)]
+    dims: Dimensions,
     #[serde(default = "default_norm_eps")]
     norm_eps: f64,
     #[serde(default)]
@@ -45,9 +41,6 @@ pub(crate) struct ModernBertConfig {
     layer_types: Option<Vec<String>>,
     #[serde(default)]
     rope_parameters: Option<HashMap<String, RopeParameters>>,
-    /// The id the tokenizer pads with, when its own file does not say.
-    #[serde(default)]
-    pub(crate) pad_token_id: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -89,7 +82,7 @@ impl ModernBertConfig {
     fn sliding_layers(&self) -> Result<Vec<bool>, String> {
         match &self.layer_types {
             Some(types) => {
-                if types.len() != self.num_hidden_layers {
+                if types.len() != self.dims.num_hidden_layers {
                     return Err("layer_types does not have num_hidden_layers entries".into());
                 }
                 types
@@ -104,7 +97,7 @@ impl ModernBertConfig {
             None if self.global_attn_every_n_layers == 0 => {
                 Err("global_attn_every_n_layers must be positive".into())
             }
-            None => Ok((0..self.num_hidden_layers)
+            None => Ok((0..self.dims.num_hidden_layers)
                 .map(|i| !i.is_multiple_of(self.global_attn_every_n_layers))
                 .collect()),
         }
@@ -213,11 +206,8 @@ impl ModernBert {
     /// Loads the weights; a checkpoint with a `model.` prefix (masked-LM heads) is accepted.
     pub(crate) fn load(vb: VarBuilder, config: &ModernBertConfig) -> Result<Self, String> {
         let activation = Activation::parse(&config.hidden_activation)?;
-        let heads = config.num_attention_heads;
-        if heads == 0 || !config.hidden_size.is_multiple_of(heads) {
-            return Err("hidden_size is not a multiple of num_attention_heads".into());
-        }
-        let head_size = config.hidden_size / heads;
+        let heads = config.dims.num_attention_heads;
+        let head_size = config.dims.head_size()?;
         if !head_size.is_multiple_of(2) {
             return Err("the attention head size must be even for rotary positions".into());
         }
@@ -229,10 +219,10 @@ impl ModernBert {
             vb
         };
         let device = vb.device().clone();
-        let positions = config.max_position_embeddings;
+        let positions = config.dims.max_position_embeddings;
         let global_rotary = Rotary::new(global_theta, head_size, positions, &device)?;
         let local_rotary = Rotary::new(local_theta, head_size, positions, &device)?;
-        let (hidden, eps, norm_bias) = (config.hidden_size, config.norm_eps, config.norm_bias);
+        let (hidden, eps, norm_bias) = (config.dims.hidden_size, config.norm_eps, config.norm_bias);
         let load = || -> candle_core::Result<Self> {
             let layers = sliding
                 .iter()
@@ -260,12 +250,12 @@ impl ModernBert {
                         mlp_norm: norm(hidden, eps, norm_bias, l.pp("mlp_norm"))?,
                         mlp_in: linear_b(
                             hidden,
-                            2 * config.intermediate_size,
+                            2 * config.dims.intermediate_size,
                             config.mlp_bias,
                             l.pp("mlp.Wi"),
                         )?,
                         mlp_out: linear_b(
-                            config.intermediate_size,
+                            config.dims.intermediate_size,
                             hidden,
                             config.mlp_bias,
                             l.pp("mlp.Wo"),
@@ -276,7 +266,7 @@ impl ModernBert {
                 .collect::<candle_core::Result<Vec<_>>>()?;
             let e = vb.pp("embeddings");
             Ok(Self {
-                embeddings: embedding(config.vocab_size, hidden, e.pp("tok_embeddings"))?,
+                embeddings: embedding(config.dims.vocab_size, hidden, e.pp("tok_embeddings"))?,
                 embedding_norm: norm(hidden, eps, norm_bias, e.pp("norm"))?,
                 layers,
                 final_norm: norm(hidden, eps, norm_bias, vb.pp("final_norm"))?,

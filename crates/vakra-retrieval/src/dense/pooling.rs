@@ -131,3 +131,81 @@ impl Pooling {
         pooled.broadcast_div(&norms)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(modules: Option<&str>, pooling: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        if let Some(modules) = modules {
+            std::fs::write(dir.path().join("modules.json"), modules).expect("write");
+        }
+        std::fs::create_dir(dir.path().join("1_Pooling")).expect("mkdir");
+        std::fs::write(dir.path().join("1_Pooling/config.json"), pooling).expect("write");
+        dir
+    }
+
+    const WITH_NORMALIZE: &str = r#"[{"path": "", "type": "sentence_transformers.models.Transformer"},
+        {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]"#;
+    const WITHOUT_NORMALIZE: &str = r#"[{"path": "", "type": "sentence_transformers.models.Transformer"},
+        {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]"#;
+
+    #[test]
+    fn the_modules_decide_pooling_and_normalisation() {
+        let cls = r#"{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false}"#;
+        let mean = r#"{"pooling_mode_cls_token": false, "pooling_mode_mean_tokens": true}"#;
+        let read = |modules, pooling| Pooling::read(folder(modules, pooling).path()).map(|p| p.0);
+        assert_eq!(
+            read(Some(WITH_NORMALIZE), cls),
+            Ok(Pooling {
+                mode: PoolingMode::Cls,
+                normalize: true
+            })
+        );
+        assert_eq!(
+            read(Some(WITHOUT_NORMALIZE), mean),
+            Ok(Pooling {
+                mode: PoolingMode::Mean,
+                normalize: false
+            })
+        );
+        // A plain Hugging Face folder: sentence-transformers mean-pools, without Normalize.
+        assert_eq!(
+            read(None, cls),
+            Ok(Pooling {
+                mode: PoolingMode::Mean,
+                normalize: false
+            })
+        );
+        let max = r#"{"pooling_mode_mean_tokens": true, "pooling_mode_max_tokens": true}"#;
+        let error = read(Some(WITH_NORMALIZE), max).expect_err("max pooling");
+        assert!(error.contains("only CLS or mean pooling"), "{error}");
+        let error = read(Some("[]"), cls).expect_err("no pooling module");
+        assert!(error.contains("no Pooling module"), "{error}");
+        let escaping = WITH_NORMALIZE.replace("\"1_Pooling\"", "\"../1_Pooling\"");
+        let error = read(Some(&escaping), cls).expect_err("outside the folder");
+        assert!(error.contains("leaves the model folder"), "{error}");
+        let error = read(Some("{"), cls).expect_err("bad json");
+        assert!(error.starts_with("modules.json:"), "{error}");
+    }
+
+    #[test]
+    fn cls_and_mean_pool_the_right_tokens() {
+        let device = candle_core::Device::Cpu;
+        // One text of two tokens and one padding position.
+        let hidden =
+            Tensor::new(&[[[3f32, 4.0], [1.0, 0.0], [100.0, 100.0]]], &device).expect("tensor");
+        let mask = Tensor::new(&[[1u32, 1, 0]], &device).expect("tensor");
+        let pool = |mode, normalize| {
+            Pooling { mode, normalize }
+                .apply(&hidden, &mask)
+                .and_then(|t| t.to_vec2::<f32>())
+                .expect("pool")
+        };
+        assert_eq!(pool(PoolingMode::Cls, false), [[3.0, 4.0]]);
+        assert_eq!(pool(PoolingMode::Cls, true), [[0.6, 0.8]]);
+        assert_eq!(pool(PoolingMode::Mean, false), [[2.0, 2.0]]);
+    }
+}
