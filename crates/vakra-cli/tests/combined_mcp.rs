@@ -701,6 +701,48 @@ fn run_vakra(args: &[&std::ffi::OsStr]) -> (bool, String) {
     (output.status.success(), stderr)
 }
 
+/// `vakra ARGS --root ROOT`.
+fn on_root<'a>(args: &[&'static str], root: &'a std::ffi::OsStr) -> Vec<&'a std::ffi::OsStr> {
+    let mut command: Vec<&'a std::ffi::OsStr> =
+        args.iter().copied().map(std::ffi::OsStr::new).collect();
+    command.extend([std::ffi::OsStr::new("--root"), root]);
+    command
+}
+
+/// A capability-4 `vakra mcp` session on `library` in `mode`, without a model.
+fn mcp_in_mode<'a>(mode: &'static str, root: &'a std::ffi::OsStr) -> Vec<&'a std::ffi::OsStr> {
+    on_root(
+        &[
+            "mcp",
+            "--capability",
+            "4",
+            "--domain",
+            "library",
+            "--search-mode",
+            mode,
+        ],
+        root,
+    )
+}
+
+/// `vakra index`, `vakra mcp` (hybrid) and `vakra serve` (dense) on `root` with an embedding
+/// model folder: the commands that load a model.
+fn model_commands<'a>(
+    root: &'a std::ffi::OsStr,
+    model: &'a std::ffi::OsStr,
+) -> Vec<Vec<&'a std::ffi::OsStr>> {
+    let serve = ["serve", "--listen", "127.0.0.1:0", "--search-mode", "dense"];
+    let mut commands = vec![
+        on_root(&["index"], root),
+        mcp_in_mode("hybrid", root),
+        on_root(&serve, root),
+    ];
+    for command in &mut commands {
+        command.extend([std::ffi::OsStr::new("--embedding-model"), model]);
+    }
+    commands
+}
+
 /// Without the `dense` feature, asking for dense or hybrid search or for embeddings stops the
 /// command with a message naming the feature.
 #[cfg(not(feature = "dense"))]
@@ -708,33 +750,9 @@ fn run_vakra(args: &[&std::ffi::OsStr]) -> (bool, String) {
 fn dense_options_need_the_dense_feature() {
     let root = demo_root(false);
     let root = root.path().as_os_str();
-    let model = std::ffi::OsStr::new("/nonexistent/model");
-    for args in [
-        vec![
-            "mcp",
-            "--capability",
-            "4",
-            "--domain",
-            "library",
-            "--search-mode",
-            "hybrid",
-        ],
-        vec![
-            "mcp",
-            "--capability",
-            "4",
-            "--domain",
-            "library",
-            "--embedding-model",
-        ],
-        vec!["serve", "--listen", "127.0.0.1:0", "--search-mode", "dense"],
-        vec!["index", "--embedding-model"],
-    ] {
-        let mut args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
-        if args.last() == Some(&std::ffi::OsStr::new("--embedding-model")) {
-            args.push(model);
-        }
-        args.extend([std::ffi::OsStr::new("--root"), root]);
+    let mut commands = model_commands(root, std::ffi::OsStr::new("/nonexistent/model"));
+    commands.push(mcp_in_mode("hybrid", root));
+    for args in commands {
         let (ok, stderr) = run_vakra(&args);
         assert!(
             !ok && stderr.contains("built without the `dense` feature"),
@@ -757,7 +775,7 @@ mod dense {
     use std::path::Path;
 
     use super::minilm::model_dir;
-    use super::{ask_demo_questions, demo_root, index, run_vakra};
+    use super::{ask_demo_questions, demo_root, index, mcp_in_mode, model_commands, run_vakra};
 
     /// Every demo question over sessions in `mode` with `model`.
     async fn ask_all(root: &Path, model: &Path, mode: &str) -> Vec<f64> {
@@ -793,7 +811,7 @@ mod dense {
         let root = demo_root(false);
         let root_arg = root.path().as_os_str();
         let scratch = tempfile::tempdir().unwrap();
-        // A copy of the model whose weights are cut short.
+        // A copy of the model whose weights file is not safetensors.
         let corrupt = scratch.path().join("corrupt");
         std::fs::create_dir(&corrupt).unwrap();
         for entry in std::fs::read_dir(&model).unwrap() {
@@ -808,30 +826,7 @@ mod dense {
         std::fs::write(corrupt.join("model.safetensors"), b"not safetensors").unwrap();
         let missing = scratch.path().join("missing");
         for (folder, expected) in [(&missing, "not a folder"), (&corrupt, "model.safetensors")] {
-            let model_args = [OsStr::new("--embedding-model"), folder.as_os_str()];
-            let mut runs: Vec<Vec<&OsStr>> = vec![
-                ["index", "--root"].map(OsStr::new).to_vec(),
-                [
-                    "mcp",
-                    "--capability",
-                    "4",
-                    "--domain",
-                    "library",
-                    "--search-mode",
-                    "hybrid",
-                ]
-                .map(OsStr::new)
-                .to_vec(),
-                ["serve", "--listen", "127.0.0.1:0", "--search-mode", "dense"]
-                    .map(OsStr::new)
-                    .to_vec(),
-            ];
-            runs[0].push(root_arg);
-            for args in &mut runs[1..] {
-                args.extend([OsStr::new("--root"), root_arg]);
-            }
-            for mut args in runs {
-                args.extend(model_args);
+            for args in model_commands(root_arg, folder.as_os_str()) {
                 let (ok, stderr) = run_vakra(&args);
                 assert!(
                     !ok && stderr.contains("embedding model")
@@ -842,22 +837,7 @@ mod dense {
             }
         }
         // A dense mode needs a model.
-        let (ok, stderr) = run_vakra(
-            &[
-                "mcp",
-                "--capability",
-                "4",
-                "--domain",
-                "library",
-                "--search-mode",
-                "dense",
-                "--root",
-            ]
-            .map(OsStr::new)
-            .into_iter()
-            .chain([root_arg])
-            .collect::<Vec<_>>(),
-        );
+        let (ok, stderr) = run_vakra(&mcp_in_mode("dense", root_arg));
         assert!(!ok && stderr.contains("--embedding-model"), "{stderr}");
     }
 }

@@ -211,12 +211,7 @@ impl Bert {
         let query = split(layer.query.forward(hidden)?)?;
         let key = split(layer.key.forward(hidden)?)?;
         let value = split(layer.value.forward(hidden)?)?;
-        let scores = (query.matmul(&key.t()?)? / (head_size as f64).sqrt())?.broadcast_add(bias)?;
-        let probabilities = candle_nn::ops::softmax_last_dim(&scores)?;
-        let context = probabilities
-            .matmul(&value)?
-            .transpose(1, 2)?
-            .reshape((batch, sequence, size))?;
+        let context = attend(&query, &key, &value, bias)?;
         let attended = layer
             .attention_norm
             .forward(&(layer.attention_output.forward(&context)? + hidden)?)?;
@@ -236,4 +231,21 @@ pub(crate) fn padding_bias(mask: &Tensor) -> candle_core::Result<Tensor> {
     ((mask.ones_like()? - mask)? * f64::from(f32::MIN))?
         .unsqueeze(1)?
         .unsqueeze(1)
+}
+
+/// Scaled dot-product attention: query, key and value states `(batch, heads, sequence,
+/// head_size)` and an additive bias broadcast to the scores give the context
+/// `(batch, sequence, heads * head_size)`.
+pub(crate) fn attend(
+    query: &Tensor,
+    key: &Tensor,
+    value: &Tensor,
+    bias: &Tensor,
+) -> candle_core::Result<Tensor> {
+    let (batch, heads, sequence, head_size) = query.dims4()?;
+    let scores = (query.matmul(&key.t()?)? / (head_size as f64).sqrt())?.broadcast_add(bias)?;
+    candle_nn::ops::softmax_last_dim(&scores)?
+        .matmul(value)?
+        .transpose(1, 2)?
+        .reshape((batch, sequence, heads * head_size))
 }

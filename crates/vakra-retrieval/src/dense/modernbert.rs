@@ -10,7 +10,7 @@ use candle_core::{D, DType, Device, IndexOp, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, linear_b};
 use serde::Deserialize;
 
-use super::bert::{Activation, Dimensions, padding_bias};
+use super::bert::{Activation, Dimensions, attend, padding_bias};
 
 /// The fields of a Hugging Face ModernBERT `config.json` that the encoder needs, in either of
 /// the two forms transformers writes: per-kind rope thetas and a global-layer period (4.x), or
@@ -347,12 +347,7 @@ impl ModernBert {
         let query = rotary.apply(&qkv.i(0)?)?;
         let key = rotary.apply(&qkv.i(1)?)?;
         let value = qkv.i(2)?.contiguous()?;
-        let scores = (query.matmul(&key.t()?)? / (head_size as f64).sqrt())?.broadcast_add(bias)?;
-        let probabilities = candle_nn::ops::softmax_last_dim(&scores)?;
-        let context = probabilities
-            .matmul(&value)?
-            .transpose(1, 2)?
-            .reshape((batch, sequence, size))?;
+        let context = attend(&query, &key, &value, bias)?;
         let attended = (layer.attention_output.forward(&context)? + hidden)?;
         let gates = layer
             .mlp_in
