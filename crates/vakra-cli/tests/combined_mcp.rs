@@ -39,22 +39,40 @@ fn demo_root(indexed: bool) -> tempfile::TempDir {
         }
     }
     if indexed {
-        let output = vakra()
-            .args(["index", "--root"])
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success() && stdout.contains("indexed 3 domains, 87 documents"),
-            "{stdout}{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        index(dir.path(), &[]);
     }
     dir
 }
 
+/// Runs `vakra index` on `root` with extra arguments; returns its summary line.
+fn index(root: &Path, args: &[&std::ffi::OsStr]) -> String {
+    let output = vakra()
+        .args(["index", "--root"])
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success() && stdout.contains("indexed 3 domains, 87 documents"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
 async fn stdio_client(root: &Path, capability: &str, domain: &str) -> Client {
+    stdio_client_with(root, capability, domain, &[], &[]).await
+}
+
+/// A stdio session with extra command-line arguments and environment variables.
+async fn stdio_client_with(
+    root: &Path,
+    capability: &str,
+    domain: &str,
+    args: &[&std::ffi::OsStr],
+    envs: &[(&str, &str)],
+) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
     command
         .args([
@@ -66,6 +84,8 @@ async fn stdio_client(root: &Path, capability: &str, domain: &str) -> Client {
             "--root",
         ])
         .arg(root)
+        .args(args)
+        .envs(envs.iter().copied())
         .stderr(Stdio::null());
     ().serve(TokioChildProcess::new(command).unwrap())
         .await
@@ -211,8 +231,13 @@ fn check_results(text: &str, domain: &str) -> Vec<String> {
 }
 
 fn http_500(domain: &str) -> String {
+    http_500_at("http://localhost:8001", domain)
+}
+
+/// The wrapper's text for a 500 from the retriever at `base` (its `RETRIEVER_BASE_URL`).
+fn http_500_at(base: &str, domain: &str) -> String {
     format!(
-        "Error calling API: Server error '500 Internal Server Error' for url 'http://localhost:8001/{domain}/query'\n\
+        "Error calling API: Server error '500 Internal Server Error' for url '{base}/{domain}/query'\n\
          For more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/500"
     )
 }
@@ -359,21 +384,25 @@ async fn http_sessions_list_and_search() {
     }
 }
 
-/// Each demo question's gold chunk is among the first ten results of its domain's tool, over a
-/// real session (the recall figures of docs/benchmarks.md).
-#[tokio::test]
-async fn demo_questions_find_their_gold_documents() {
-    let root = demo_root(true);
-    let text = std::fs::read_to_string(repo_root().join("demo/documents/questions.jsonl")).unwrap();
-    let questions: Vec<Value> = text
+/// The demo questions: `{"domain", "question", "gold_id", …}` each.
+fn demo_questions() -> Vec<Value> {
+    std::fs::read_to_string(repo_root().join("demo/documents/questions.jsonl"))
+        .unwrap()
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+        .collect()
+}
+
+/// Asks every demo question over stdio sessions started with `args`, checks that its gold chunk
+/// is among the ten results of its domain's tool, and returns the first result's distance of
+/// each (the recall figures of docs/benchmarks.md).
+async fn ask_demo_questions(root: &Path, args: &[&std::ffi::OsStr]) -> Vec<f64> {
+    let questions = demo_questions();
     assert!(questions.len() >= 20);
-    let mut found = 0;
+    let mut first_distances = Vec::new();
     for domain in DOMAINS {
-        let client = stdio_client(root.path(), "4", domain).await;
+        let client = stdio_client_with(root, "4", domain, args, &[]).await;
         for q in questions.iter().filter(|q| q["domain"] == domain) {
             let (text, is_error) = call_tool(
                 &client,
@@ -383,17 +412,31 @@ async fn demo_questions_find_their_gold_documents() {
             .await;
             assert!(!is_error, "{text}");
             let ids = check_results(&text, domain);
+            assert_eq!(ids.len(), 10);
             let gold = q["gold_id"].as_str().unwrap();
             assert!(
                 ids.iter().any(|id| id == gold),
-                "{}: {gold} not in {ids:?}",
+                "{args:?}: {}: {gold} not in {ids:?}",
                 q["question"]
             );
-            found += 1;
+            let value: Value = serde_json::from_str(&text).unwrap();
+            first_distances.push(value["results"][0]["distance"].as_f64().unwrap());
         }
         client.cancel().await.unwrap();
     }
-    assert_eq!(found, questions.len());
+    assert_eq!(first_distances.len(), questions.len());
+    first_distances
+}
+
+#[tokio::test]
+async fn demo_questions_find_their_gold_documents() {
+    let root = demo_root(true);
+    // BM25: 1 / (1 + score), in (0, 1].
+    let distances = ask_demo_questions(root.path(), &[]).await;
+    assert!(
+        distances.iter().all(|d| *d > 0.0 && *d <= 1.0),
+        "{distances:?}"
+    );
 }
 
 /// Before `vakra index` the tools are listed all the same; searches say what is missing, REST
@@ -595,4 +638,182 @@ fn reference_checksums_of_capability_4() {
     }
     assert_eq!(matched, 39, "{stdout}");
     assert_eq!(mismatched, ["food_inspection", "world"], "{stdout}");
+}
+
+/// `RETRIEVER_BASE_URL` is the retriever URL quoted in `Error calling API` texts, as in the
+/// reference's combined server; `M3_REST_BASE_URL` stays the REST tools' own.
+#[tokio::test]
+async fn the_retriever_base_url_comes_from_the_environment() {
+    let root = demo_root(true);
+    let client = stdio_client_with(
+        root.path(),
+        "4",
+        "library",
+        &[],
+        &[("RETRIEVER_BASE_URL", "http://retriever.test:9001/api")],
+    )
+    .await;
+    let (text, is_error) = call(
+        &client,
+        "query_weather",
+        json!({"question": "station", "n_results": 0}),
+    )
+    .await;
+    assert_eq!(
+        (text.as_str(), is_error),
+        (
+            http_500_at("http://retriever.test:9001/api", "weather").as_str(),
+            false
+        )
+    );
+    client.cancel().await.unwrap();
+}
+
+/// Runs `vakra` with `args` on no input; returns whether it succeeded and its stderr.
+fn run_vakra(args: &[&std::ffi::OsStr]) -> (bool, String) {
+    let output = vakra().args(args).stdin(Stdio::null()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (output.status.success(), stderr)
+}
+
+/// `vakra ARGS --root ROOT`.
+fn on_root<'a>(args: &[&'static str], root: &'a std::ffi::OsStr) -> Vec<&'a std::ffi::OsStr> {
+    let mut command: Vec<&'a std::ffi::OsStr> =
+        args.iter().copied().map(std::ffi::OsStr::new).collect();
+    command.extend([std::ffi::OsStr::new("--root"), root]);
+    command
+}
+
+/// A capability-4 `vakra mcp` session on `library` in `mode`, without a model.
+fn mcp_in_mode<'a>(mode: &'static str, root: &'a std::ffi::OsStr) -> Vec<&'a std::ffi::OsStr> {
+    on_root(
+        &[
+            "mcp",
+            "--capability",
+            "4",
+            "--domain",
+            "library",
+            "--search-mode",
+            mode,
+        ],
+        root,
+    )
+}
+
+/// `vakra index`, `vakra mcp` (hybrid) and `vakra serve` (dense) on `root` with an embedding
+/// model folder: the commands that load a model.
+fn model_commands<'a>(
+    root: &'a std::ffi::OsStr,
+    model: &'a std::ffi::OsStr,
+) -> Vec<Vec<&'a std::ffi::OsStr>> {
+    let serve = ["serve", "--listen", "127.0.0.1:0", "--search-mode", "dense"];
+    let mut commands = vec![
+        on_root(&["index"], root),
+        mcp_in_mode("hybrid", root),
+        on_root(&serve, root),
+    ];
+    for command in &mut commands {
+        command.extend([std::ffi::OsStr::new("--embedding-model"), model]);
+    }
+    commands
+}
+
+/// Without the `dense` feature, asking for dense or hybrid search or for embeddings stops the
+/// command with a message naming the feature.
+#[cfg(not(feature = "dense"))]
+#[test]
+fn dense_options_need_the_dense_feature() {
+    let root = demo_root(false);
+    let root = root.path().as_os_str();
+    let mut commands = model_commands(root, std::ffi::OsStr::new("/nonexistent/model"));
+    commands.push(mcp_in_mode("hybrid", root));
+    for args in commands {
+        let (ok, stderr) = run_vakra(&args);
+        assert!(
+            !ok && stderr.contains("built without the `dense` feature"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[cfg(feature = "dense")]
+#[path = "../../vakra-retrieval/tests/support/minilm.rs"]
+mod minilm;
+
+/// With the `dense` feature: `vakra index --embedding-model` on a copy of the demo root, then
+/// hybrid and dense sessions over stdio that find every demo question's gold chunk in their
+/// top ten, with the reference's result shape; and clear start-up errors for a missing or
+/// corrupt model folder.
+#[cfg(feature = "dense")]
+mod dense {
+    use std::ffi::OsStr;
+    use std::path::Path;
+
+    use super::minilm::model_dir;
+    use super::{ask_demo_questions, demo_root, index, mcp_in_mode, model_commands, run_vakra};
+
+    /// Every demo question over sessions in `mode` with `model`.
+    async fn ask_all(root: &Path, model: &Path, mode: &str) -> Vec<f64> {
+        let args = [
+            OsStr::new("--search-mode"),
+            OsStr::new(mode),
+            OsStr::new("--embedding-model"),
+            model.as_os_str(),
+        ];
+        ask_demo_questions(root, &args).await
+    }
+
+    #[tokio::test]
+    async fn hybrid_and_dense_sessions_find_the_gold_documents() {
+        let Some(model) = model_dir() else { return };
+        let root = demo_root(false);
+        let summary = index(
+            root.path(),
+            &[OsStr::new("--embedding-model"), model.as_os_str()],
+        );
+        assert!(summary.contains("(with embeddings)"), "{summary}");
+        // Hybrid: 1 - rrf / rrf_max, in [0, 1).
+        let hybrid = ask_all(root.path(), &model, "hybrid").await;
+        assert!(hybrid.iter().all(|d| (0.0..1.0).contains(d)), "{hybrid:?}");
+        // Dense: squared L2 distance of unit vectors, in [0, 4].
+        let dense = ask_all(root.path(), &model, "dense").await;
+        assert!(dense.iter().all(|d| (0.0..=4.0).contains(d)), "{dense:?}");
+    }
+
+    #[test]
+    fn missing_and_corrupt_models_are_refused_at_start() {
+        let Some(model) = model_dir() else { return };
+        let root = demo_root(false);
+        let root_arg = root.path().as_os_str();
+        let scratch = tempfile::tempdir().unwrap();
+        // A copy of the model whose weights file is not safetensors.
+        let corrupt = scratch.path().join("corrupt");
+        std::fs::create_dir(&corrupt).unwrap();
+        for entry in std::fs::read_dir(&model).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, corrupt.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let pooling = model.join("1_Pooling/config.json");
+        std::fs::create_dir(corrupt.join("1_Pooling")).unwrap();
+        std::fs::copy(&pooling, corrupt.join("1_Pooling/config.json")).unwrap();
+        std::fs::write(corrupt.join("model.safetensors"), b"not safetensors").unwrap();
+        let missing = scratch.path().join("missing");
+        for (folder, expected) in [(&missing, "not a folder"), (&corrupt, "model.safetensors")] {
+            for args in model_commands(root_arg, folder.as_os_str()) {
+                let (ok, stderr) = run_vakra(&args);
+                assert!(
+                    !ok && stderr.contains("embedding model")
+                        && stderr.contains(&*folder.to_string_lossy())
+                        && stderr.contains(expected),
+                    "{args:?}: {stderr}"
+                );
+            }
+        }
+        // A dense mode needs a model.
+        let (ok, stderr) = run_vakra(&mcp_in_mode("dense", root_arg));
+        assert!(!ok && stderr.contains("--embedding-model"), "{stderr}");
+    }
 }

@@ -14,6 +14,7 @@ use vakra_catalog::tools::domain_selected;
 use vakra_endpoint::{LoadError, RestBird};
 
 use vakra_chaining::{ChainingEnv, ChainingOptions, ServerMode, ToolTexts, Universes};
+use vakra_retrieval::{RetrieverOptions, Retrievers};
 
 use crate::{BpoToolServer, ChainingToolServer, CombinedServer, RestToolServer};
 
@@ -105,6 +106,8 @@ pub enum SpecError {
     Bpo(#[from] vakra_bpo::BpoError),
     #[error("document retrievers: {0}")]
     Retrieval(#[from] vakra_retrieval::RetrievalError),
+    #[error("document retrievers: {0}")]
+    RetrievalStartup(String),
     #[error(transparent)]
     Chaining(#[from] vakra_chaining::ChainingError),
     #[error("capability 1 serves one domain at a time; got {0:?}")]
@@ -139,6 +142,11 @@ pub struct ServerOptions {
     pub trace_dir: Option<PathBuf>,
     /// Capability 1's mapping and texts, read once per process.
     pub chaining_data: Arc<OnceLock<Result<ChainingData, String>>>,
+    /// Capability 4's ranking, embedding model and the reference's `RETRIEVER_BASE_URL`.
+    pub retriever: RetrieverOptions,
+    /// The document retrievers, opened once per process (with their embedding model) and
+    /// shared by every capability-4 session and the retriever HTTP API.
+    pub retrievers: Arc<OnceLock<Result<Arc<Retrievers>, String>>>,
 }
 
 /// The data-root files of capability 1.
@@ -182,6 +190,18 @@ impl ServerOptions {
             })
             .clone()
             .map_err(|e| SpecError::Chaining(vakra_chaining::ChainingError::Startup(e)))
+    }
+
+    /// The data root's document retrievers, opened on first use.
+    pub fn retrievers(&self) -> Result<Arc<Retrievers>, SpecError> {
+        self.retrievers
+            .get_or_init(|| {
+                Retrievers::open_with(&self.root, self.retriever.clone())
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(SpecError::RetrievalStartup)
     }
 
     fn chaining(&self, spec: &SessionSpec) -> Result<EnvServer, SpecError> {
@@ -298,7 +318,7 @@ impl EnvServer {
                     options.server_config("capability-4-combined-mcp"),
                     options.fix_quirks,
                 );
-                let retrievers = Arc::new(vakra_retrieval::Retrievers::open(&options.root)?);
+                let retrievers = options.retrievers()?;
                 let info = options.server_config("capability-4-combined-mcp");
                 Ok(EnvServer::Combined(CombinedServer::new(
                     rest,

@@ -331,8 +331,9 @@ impl Embedding {
             )?))),
             #[cfg(not(feature = "dense"))]
             Some(dir) => Err(RetrievalError::Dense(format!(
-                "cannot embed with {}: vakra was built without the `dense` feature",
-                dir.display()
+                "cannot embed with {}: {}",
+                dir.display(),
+                crate::retrievers::NO_DENSE_FEATURE
             ))),
         }
     }

@@ -38,6 +38,6 @@ pub use http::http_router;
 pub use indexer::{
     BuildOptions, DomainReport, IndexReport, Source, build_indexes, build_indexes_with,
 };
-pub use retrievers::{RetrieverOptions, Retrievers, SearchMode};
+pub use retrievers::{NO_DENSE_FEATURE, RetrieverOptions, Retrievers, SearchMode};
 pub use search::{QueryResult, results_json};
 pub use tools::DEFAULT_BASE_URL;

@@ -28,6 +28,34 @@ pub enum SearchMode {
     Hybrid,
 }
 
+impl SearchMode {
+    /// The name used on the command line and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchMode::Bm25 => "bm25",
+            SearchMode::Dense => "dense",
+            SearchMode::Hybrid => "hybrid",
+        }
+    }
+}
+
+impl std::fmt::Display for SearchMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SearchMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [SearchMode::Bm25, SearchMode::Dense, SearchMode::Hybrid]
+            .into_iter()
+            .find(|mode| mode.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown search mode {s:?} (expected bm25, dense or hybrid)"))
+    }
+}
+
 /// How [`Retrievers::open_with`] serves queries.
 #[derive(Debug, Clone)]
 pub struct RetrieverOptions {
@@ -60,8 +88,18 @@ pub struct Retrievers {
     collection_order: Vec<String>,
     options: RetrieverOptions,
     opened: RwLock<HashMap<String, Arc<DomainIndex>>>,
+    /// The embedding model of the dense and hybrid modes, loaded at open.
     #[cfg(feature = "dense")]
-    embedder: std::sync::OnceLock<Result<Arc<crate::dense::Embedder>, String>>,
+    embedder: Option<Arc<crate::dense::Embedder>>,
+}
+
+impl std::fmt::Debug for Retrievers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Retrievers")
+            .field("layout", &self.layout)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Retrievers {
@@ -71,10 +109,18 @@ impl Retrievers {
     }
 
     /// Reads the data root's retriever files and, when it has a Chroma store, its collection
-    /// order. Indexes are not opened yet.
+    /// order, and loads the embedding model of the dense and hybrid modes (so that a missing
+    /// or broken model stops a server at start, not at every query). Indexes are not opened yet.
     pub fn open_with(root: &DataRoot, options: RetrieverOptions) -> Result<Self, RetrievalError> {
         let layout = Layout::new(root);
         check_mode(&options)?;
+        #[cfg(feature = "dense")]
+        let embedder = match (&options.dense_model, options.mode) {
+            (Some(dir), SearchMode::Dense | SearchMode::Hybrid) => {
+                Some(Arc::new(crate::dense::Embedder::load(dir)?))
+            }
+            _ => None,
+        };
         let files = RetrieverFiles::load(&layout.negatives_file(), &layout.descriptions_file())?;
         let chroma_file = layout.chroma_file();
         let collection_order = if chroma_file.is_file() {
@@ -95,7 +141,7 @@ impl Retrievers {
             options,
             opened: RwLock::new(HashMap::new()),
             #[cfg(feature = "dense")]
-            embedder: std::sync::OnceLock::new(),
+            embedder,
         })
     }
 
@@ -251,9 +297,9 @@ impl Retrievers {
         let ranked = match self.options.mode {
             SearchMode::Bm25 => index.bm25(question, k)?,
             #[cfg(feature = "dense")]
-            SearchMode::Dense => crate::dense::search(&index, &*self.embedder()?, question, k)?,
+            SearchMode::Dense => crate::dense::search(&index, self.embedder()?, question, k)?,
             #[cfg(feature = "dense")]
-            SearchMode::Hybrid => crate::dense::hybrid(&index, &*self.embedder()?, question, k)?,
+            SearchMode::Hybrid => crate::dense::hybrid(&index, self.embedder()?, question, k)?,
             #[cfg(not(feature = "dense"))]
             SearchMode::Dense | SearchMode::Hybrid => return Err(no_dense_feature()),
         };
@@ -276,7 +322,7 @@ impl Retrievers {
         let index = Arc::new(DomainIndex::open(domain, &self.layout.index_dir(domain))?);
         #[cfg(feature = "dense")]
         if self.options.mode != SearchMode::Bm25 {
-            crate::dense::check_compatible(&index, &*self.embedder()?)?;
+            crate::dense::check_compatible(&index, self.embedder()?)?;
         }
         if let Ok(mut map) = self.opened.write() {
             map.entry(domain.to_owned())
@@ -286,18 +332,8 @@ impl Retrievers {
     }
 
     #[cfg(feature = "dense")]
-    fn embedder(&self) -> Result<Arc<crate::dense::Embedder>, RetrievalError> {
-        self.embedder
-            .get_or_init(|| {
-                let dir = self.options.dense_model.as_deref().ok_or_else(|| {
-                    "dense and hybrid search need an embedding model folder".to_owned()
-                })?;
-                crate::dense::Embedder::load(dir)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string())
-            })
-            .clone()
-            .map_err(RetrievalError::Dense)
+    fn embedder(&self) -> Result<&crate::dense::Embedder, RetrievalError> {
+        self.embedder.as_deref().ok_or_else(no_model)
     }
 }
 
@@ -310,18 +346,21 @@ fn check_mode(options: &RetrieverOptions) -> Result<(), RetrievalError> {
         return Err(no_dense_feature());
     }
     if options.dense_model.is_none() {
-        return Err(RetrievalError::Dense(
-            "dense and hybrid search need an embedding model folder".into(),
-        ));
+        return Err(no_model());
     }
     Ok(())
 }
 
-fn no_dense_feature() -> RetrievalError {
-    RetrievalError::Dense(
-        "dense and hybrid search need vakra built with the `dense` feature".into(),
-    )
+fn no_model() -> RetrievalError {
+    RetrievalError::Dense("dense and hybrid search need an embedding model folder".into())
 }
+
+fn no_dense_feature() -> RetrievalError {
+    RetrievalError::Dense(NO_DENSE_FEATURE.into())
+}
+
+/// Why dense and hybrid search or embedding are refused by a build without the `dense` feature.
+pub const NO_DENSE_FEATURE: &str = "this vakra was built without the `dense` feature, which dense and hybrid search and document embeddings need (build with `--features dense`)";
 
 /// The error text an agent sees: what is wrong and what fixes it, without server paths.
 fn agent_message(domain: &str, error: &RetrievalError) -> String {

@@ -249,8 +249,6 @@ fn dense_modes_need_the_feature_or_a_model() {
         mode: vakra_retrieval::SearchMode::Hybrid,
         ..Default::default()
     };
-    let error = Retrievers::open_with(&root.data_root(), options)
-        .err()
-        .expect("refused");
+    let error = Retrievers::open_with(&root.data_root(), options).expect_err("refused");
     assert!(matches!(error, RetrievalError::Dense(_)), "{error}");
 }

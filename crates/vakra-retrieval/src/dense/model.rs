@@ -1,23 +1,83 @@
 //! A sentence-embedding model read from a local folder and run on the CPU: the
-//! sentence-transformers pipeline of all-MiniLM-L6-v2 (tokenize, BERT-encode, mean-pool over
-//! the attention mask, L2-normalise).
+//! sentence-transformers pipeline (tokenize, encode with BERT or ModernBERT as `config.json`'s
+//! `model_type` says, pool and normalise as `modules.json` says).
 
 use std::path::Path;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
+use serde::Deserialize;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
-use super::bert::{Bert, BertConfig, mean_pool_normalised};
+use super::bert::{Bert, Dimensions};
+use super::modernbert::ModernBert;
+use super::pooling::Pooling;
 
 use crate::RetrievalError;
 
 /// Texts embedded per forward pass.
 const BATCH: usize = 32;
 
+/// What the loader needs from `config.json` whatever the architecture.
+#[derive(Deserialize)]
+struct CommonConfig {
+    #[serde(default)]
+    model_type: Option<String>,
+    /// The id the tokenizer pads with, when its own file does not say.
+    #[serde(default)]
+    pad_token_id: Option<u32>,
+    #[serde(flatten)]
+    dims: Dimensions,
+}
+
+/// The transformer that turns tokens into states.
+enum Encoder {
+    Bert(Bert),
+    ModernBert(ModernBert),
+}
+
+impl Encoder {
+    /// Reads `config.json` for `model_type` (absent: BERT, as older checkpoints write) and
+    /// loads that architecture; returns the settings both architectures share too.
+    fn load(config: &[u8], vb: VarBuilder) -> Result<(Self, CommonConfig), String> {
+        fn parse<T: serde::de::DeserializeOwned>(config: &[u8]) -> Result<T, String> {
+            serde_json::from_slice(config).map_err(|e| format!("config.json: {e}"))
+        }
+        let weights = |e: String| format!("model.safetensors: {e}");
+        let common: CommonConfig = parse(config)?;
+        let encoder = match common.model_type.as_deref() {
+            None | Some("bert") => Self::Bert(Bert::load(vb, &parse(config)?).map_err(weights)?),
+            Some("modernbert") => {
+                Self::ModernBert(ModernBert::load(vb, &parse(config)?).map_err(weights)?)
+            }
+            Some(other) => {
+                return Err(format!(
+                    "config.json: model_type {other:?} is not supported (bert or modernbert)"
+                ));
+            }
+        };
+        Ok((encoder, common))
+    }
+
+    fn device(&self) -> &Device {
+        match self {
+            Self::Bert(model) => model.device(),
+            Self::ModernBert(model) => model.device(),
+        }
+    }
+
+    fn forward(&self, ids: &Tensor, types: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+        match self {
+            Self::Bert(model) => model.forward(ids, types, mask),
+            Self::ModernBert(model) => model.forward(ids, mask),
+        }
+    }
+}
+
 /// A loaded embedding model.
 pub(crate) struct Embedder {
-    model: Bert,
+    encoder: Encoder,
+    pooling: Pooling,
     tokenizer: Tokenizer,
     /// The folder's name, recorded in index manifests.
     pub(crate) name: String,
@@ -31,23 +91,39 @@ fn dense_error(dir: &Path, what: impl std::fmt::Display) -> RetrievalError {
 }
 
 impl Embedder {
-    /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from `dir`; the maximum
-    /// sequence length comes from `sentence_bert_config.json` when present.
+    /// Loads `config.json`, `tokenizer.json`, `model.safetensors` and the pooling modules from
+    /// `dir`; the maximum sequence length comes from `sentence_bert_config.json` when present.
     pub(crate) fn load(dir: &Path) -> Result<Self, RetrievalError> {
+        if !dir.is_dir() {
+            return Err(dense_error(dir, "not a folder"));
+        }
         let read = |name: &str| {
             std::fs::read(dir.join(name)).map_err(|e| dense_error(dir, format_args!("{name}: {e}")))
         };
         let config_bytes = read("config.json")?;
         let tokenizer_bytes = read("tokenizer.json")?;
         let weights = read("model.safetensors")?;
-        let config: BertConfig = serde_json::from_slice(&config_bytes)
-            .map_err(|e| dense_error(dir, format_args!("config.json: {e}")))?;
+        let (pooling, pooling_bytes) = Pooling::read(dir).map_err(|e| dense_error(dir, e))?;
+        let fingerprint = format!(
+            "{:016x}",
+            fnv1a(&[
+                &config_bytes,
+                &tokenizer_bytes,
+                &pooling_bytes,
+                &weights.len().to_le_bytes()
+            ])
+        );
+        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
+            .map_err(|e| dense_error(dir, format_args!("model.safetensors: {e}")))?;
+        let (encoder, config) =
+            Encoder::load(&config_bytes, vb).map_err(|e| dense_error(dir, e))?;
+        let max_positions = config.dims.max_position_embeddings;
         let max_length = std::fs::read(dir.join("sentence_bert_config.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v.get("max_seq_length")?.as_u64())
-            .map_or(config.max_position_embeddings, |n| n as usize)
-            .min(config.max_position_embeddings);
+            .map_or(max_positions, |n| n as usize)
+            .min(max_positions);
         let mut tokenizer = Tokenizer::from_bytes(&tokenizer_bytes)
             .map_err(|e| dense_error(dir, format_args!("tokenizer.json: {e}")))?;
         tokenizer
@@ -56,36 +132,31 @@ impl Embedder {
                 ..TruncationParams::default()
             }))
             .map_err(|e| dense_error(dir, format_args!("tokenizer.json: {e}")))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..PaddingParams::default()
-        }));
-        let fingerprint = format!(
-            "{:016x}",
-            fnv1a(&[
-                &config_bytes,
-                &tokenizer_bytes,
-                &weights.len().to_le_bytes()
-            ])
-        );
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-            .map_err(|e| dense_error(dir, format_args!("model.safetensors: {e}")))?;
-        let model = Bert::load(vb, &config)
-            .map_err(|e| dense_error(dir, format_args!("model.safetensors: {e}")))?;
+        // Padding only has to be masked; the file's own pad token is kept when it names one.
+        let mut padding = tokenizer
+            .get_padding()
+            .cloned()
+            .unwrap_or_else(|| PaddingParams {
+                pad_id: config.pad_token_id.unwrap_or_default(),
+                ..PaddingParams::default()
+            });
+        padding.strategy = PaddingStrategy::BatchLongest;
+        tokenizer.with_padding(Some(padding));
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         Ok(Self {
-            model,
+            encoder,
+            pooling,
             tokenizer,
             name,
             fingerprint,
-            dimension: config.hidden_size,
+            dimension: config.dims.hidden_size,
         })
     }
 
-    /// Unit-length embeddings of `texts`, in order.
+    /// Embeddings of `texts`, in order (unit length when the model normalises).
     pub(crate) fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, RetrievalError> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
@@ -105,7 +176,7 @@ impl Embedder {
         let tensor = |rows: Vec<&[u32]>| -> candle_core::Result<Tensor> {
             let rows = rows
                 .into_iter()
-                .map(|r| Tensor::new(r, self.model.device()))
+                .map(|r| Tensor::new(r, self.encoder.device()))
                 .collect::<candle_core::Result<Vec<_>>>()?;
             Tensor::stack(&rows, 0)
         };
@@ -113,8 +184,8 @@ impl Embedder {
             let ids = tensor(encodings.iter().map(|e| e.get_ids()).collect())?;
             let types = tensor(encodings.iter().map(|e| e.get_type_ids()).collect())?;
             let mask = tensor(encodings.iter().map(|e| e.get_attention_mask()).collect())?;
-            let hidden = self.model.forward(&ids, &types, &mask)?;
-            mean_pool_normalised(&hidden, &mask)?.to_vec2::<f32>()
+            let hidden = self.encoder.forward(&ids, &types, &mask)?;
+            self.pooling.apply(&hidden, &mask)?.to_vec2::<f32>()
         };
         run().map_err(|e| e.to_string())
     }
@@ -130,4 +201,55 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
         }
     }
     hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compares with the embeddings sentence-transformers gave for the tiny random ModernBERT
+    /// models of `scripts/modernbert-reference.py` (`VAKRA_MODERNBERT_DIR`; skipped without it,
+    /// as it needs torch to make them).
+    #[test]
+    fn modernbert_matches_transformers() {
+        let Some(dir) = std::env::var_os("VAKRA_MODERNBERT_DIR").map(std::path::PathBuf::from)
+        else {
+            eprintln!("skipped: VAKRA_MODERNBERT_DIR is not set (scripts/modernbert-reference.py)");
+            return;
+        };
+        for variant in ["cls", "mean"] {
+            let folder = dir.join(variant);
+            let reference: serde_json::Value = serde_json::from_slice(
+                &std::fs::read(folder.join("reference.json")).expect("reference.json"),
+            )
+            .expect("reference json");
+            let texts: Vec<&str> = reference["texts"]
+                .as_array()
+                .expect("texts")
+                .iter()
+                .map(|t| t.as_str().expect("text"))
+                .collect();
+            let expected: Vec<Vec<f32>> =
+                serde_json::from_value(reference["embeddings"].clone()).expect("embeddings");
+            let embedder = Embedder::load(&folder).expect("load");
+            assert!(matches!(embedder.encoder, Encoder::ModernBert(_)));
+            let batched = embedder.embed(&texts).expect("embed");
+            let single: Vec<Vec<f32>> = texts
+                .iter()
+                .map(|t| embedder.embed(&[t]).expect("embed").remove(0))
+                .collect();
+            let mut worst = 0f32;
+            for got in [&batched, &single] {
+                assert_eq!(got.len(), expected.len());
+                for (row, want) in got.iter().zip(&expected) {
+                    assert_eq!(row.len(), want.len());
+                    for (a, b) in row.iter().zip(want) {
+                        worst = worst.max((a - b).abs());
+                    }
+                }
+            }
+            eprintln!("{variant}: max abs diff to sentence-transformers {worst:.2e}");
+            assert!(worst <= 1e-4, "{variant}: max abs diff {worst}");
+        }
+    }
 }
