@@ -653,7 +653,7 @@ async fn the_retriever_base_url_comes_from_the_environment() {
         &[("RETRIEVER_BASE_URL", "http://retriever.test:9001/api")],
     )
     .await;
-    let (text, is_error) = call(
+    let (text, is_error) = call_tool(
         &client,
         "query_weather",
         json!({"question": "station", "n_results": 0}),
