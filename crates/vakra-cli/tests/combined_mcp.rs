@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::{Server, repo_root, vakra};
+use common::{Server, demo_root, repo_root, vakra};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, Tool};
 use rmcp::service::{RoleClient, RunningService};
@@ -19,40 +19,6 @@ use serde_json::{Map, Value, json};
 type Client = RunningService<RoleClient, ()>;
 
 const DOMAINS: [&str; 3] = ["library", "weather", "weather_alerts"];
-
-/// A copy of the demo data root (catalogs and databases linked, documents and retriever files
-/// copied), with indexes built by `vakra index` when `indexed`.
-fn demo_root(indexed: bool) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for folder in ["openapi", "databases"] {
-        std::os::unix::fs::symlink(repo_root().join(folder), dir.path().join(folder)).unwrap();
-    }
-    for folder in ["documents", "retrievers"] {
-        std::fs::create_dir(dir.path().join(folder)).unwrap();
-        for entry in std::fs::read_dir(repo_root().join(folder)).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(
-                &path,
-                dir.path().join(folder).join(path.file_name().unwrap()),
-            )
-            .unwrap();
-        }
-    }
-    if indexed {
-        let output = vakra()
-            .args(["index", "--root"])
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success() && stdout.contains("indexed 3 domains, 87 documents"),
-            "{stdout}{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    dir
-}
 
 async fn stdio_client(root: &Path, capability: &str, domain: &str) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));

@@ -27,7 +27,7 @@ pub use bpo_tools::BpoToolServer;
 pub use chaining_tools::ChainingToolServer;
 pub use combined::CombinedServer;
 pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
-pub use http::http_router;
+pub use http::{HttpLimits, McpDrain, http_router};
 pub use rest_tools::RestToolServer;
 
 /// The protocol versions every server offers: up to 2025-11-25, what the reference's Python SDK
