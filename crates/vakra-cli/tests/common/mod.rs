@@ -28,10 +28,15 @@ pub struct Server {
 impl Server {
     /// Starts `vakra serve` with `args` (plus `--listen 127.0.0.1:0`) and waits for its address.
     pub fn start(args: &[&str]) -> Self {
+        Self::start_at(args, "127.0.0.1:0")
+    }
+
+    /// Starts `vakra serve` with `args` on `address` and waits for it to listen.
+    pub fn start_at(args: &[&str], address: &str) -> Self {
         let mut child = vakra()
             .arg("serve")
             .args(args)
-            .args(["--listen", "127.0.0.1:0"])
+            .args(["--listen", address])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
