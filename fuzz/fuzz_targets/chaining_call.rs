@@ -44,25 +44,29 @@ fn fixture() -> &'static Fixture {
         });
         let universes = Arc::new(Universes::from_json(&mapping.to_string()).expect("mapping"));
         let texts = Arc::new(ToolTexts::load(&vakra_fuzz::repo_root()).expect("texts"));
-        let envs = [ServerMode::Router, ServerMode::SlotFilling, ServerMode::Selection]
-            .into_iter()
-            .map(|mode| {
-                let options = ChainingOptions {
-                    mode,
-                    max_session_bytes: 1 << 20,
-                    ..ChainingOptions::default()
-                };
-                let env = ChainingEnv::open(
-                    Arc::clone(&universes),
-                    Arc::clone(&texts),
-                    dir.path().to_owned(),
-                    "tiny",
-                    options,
-                )
-                .expect("env");
-                Arc::new(env)
-            })
-            .collect();
+        let envs = [
+            ServerMode::Router,
+            ServerMode::SlotFilling,
+            ServerMode::Selection,
+        ]
+        .into_iter()
+        .map(|mode| {
+            let options = ChainingOptions {
+                mode,
+                max_session_bytes: 1 << 20,
+                ..ChainingOptions::default()
+            };
+            let env = ChainingEnv::open(
+                Arc::clone(&universes),
+                Arc::clone(&texts),
+                dir.path().to_owned(),
+                "tiny",
+                options,
+            )
+            .expect("env");
+            Arc::new(env)
+        })
+        .collect();
         Fixture { _dir: dir, envs }
     })
 }

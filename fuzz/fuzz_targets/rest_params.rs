@@ -15,8 +15,13 @@ fn bird() -> &'static RestBird {
     static BIRD: OnceLock<RestBird> = OnceLock::new();
     BIRD.get_or_init(|| {
         let root = DataRoot::new(vakra_fuzz::repo_root());
-        RestBird::load(&root, root.databases_dir(), |_| true, Duration::from_secs(2))
-            .expect("the demo data root loads")
+        RestBird::load(
+            &root,
+            root.databases_dir(),
+            |_| true,
+            Duration::from_secs(2),
+        )
+        .expect("the demo data root loads")
     })
 }
 

@@ -52,10 +52,7 @@ fn traversal_in_http_paths_finds_nothing() {
         "/retriever/%2e%2e/domains",
     ] {
         let (status, text) = raw_get(&server.base, target);
-        assert!(
-            status == 404 || status == 405,
-            "{target}: {status} {text}"
-        );
+        assert!(status == 404 || status == 405, "{target}: {status} {text}");
         assert!(!text.contains(MARKER), "{target}: {text}");
     }
     let body = json!({"question": "x"}).to_string();
@@ -79,9 +76,7 @@ async fn capability_1_names_stay_inside_the_database_root() {
     let (root, server) = root_with_secret();
     let client = http_session(&server, "1", "library").await;
     let table = json!({"": {"modified_table_name": "books", "original_table_name": "books"}});
-    let initialize = |path: String| {
-        json!({"alias_to_table_dict": table, "condition_sequence": [], "database_path": path})
-    };
+    let initialize = |path: String| json!({"alias_to_table_dict": table, "condition_sequence": [], "database_path": path});
     // The server's own database may be named (the reference's hidden tool)…
     let own = root.path().join("databases/library/library.sqlite");
     let (text, _) = try_call(
@@ -96,7 +91,10 @@ async fn capability_1_names_stay_inside_the_database_root() {
     let secret = root.path().join("secret/secret.sqlite");
     for path in [
         secret.display().to_string(),
-        format!("{}/databases/../secret/secret.sqlite", root.path().display()),
+        format!(
+            "{}/databases/../secret/secret.sqlite",
+            root.path().display()
+        ),
         format!(
             "{}/databases/library/../../secret/secret.sqlite",
             root.path().display()
@@ -170,10 +168,17 @@ async fn databases_and_indexes_are_never_written() {
     let (text, _) = try_call(&client, "get_add_note", json!({"body": "y"}))
         .await
         .unwrap();
-    assert!(text.starts_with("Error calling API: Server error '500"), "{text}");
+    assert!(
+        text.starts_with("Error calling API: Server error '500"),
+        "{text}"
+    );
     client.cancel().await.unwrap();
     drop(server);
-    assert_eq!(std::fs::read(&db_path).unwrap(), before, "the database file changed");
+    assert_eq!(
+        std::fs::read(&db_path).unwrap(),
+        before,
+        "the database file changed"
+    );
     let count: i64 = rusqlite::Connection::open(&db_path)
         .unwrap()
         .query_row("SELECT count(*) FROM notes", [], |r| r.get(0))

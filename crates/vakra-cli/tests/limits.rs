@@ -28,7 +28,11 @@ async fn slow_statements_are_interrupted() {
     let url = format!("{}/v1/slow/count_to?n=1000000000000", server.base);
     let (status, _, body) = common::get(&url).await;
     assert_eq!((status, body.as_str()), (500, "Internal Server Error"));
-    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
 
     // The same through an MCP tool: the wrapper's text for a 500 (a normal result, as there).
     let client = http_session(&server, "2", "slow").await;
@@ -37,7 +41,9 @@ async fn slow_statements_are_interrupted() {
         .unwrap();
     assert!(text.starts_with(HTTP_500), "{text}");
     // The pooled connection works again afterwards.
-    let (text, _) = try_call(&client, "get_count_to", json!({"n": 7})).await.unwrap();
+    let (text, _) = try_call(&client, "get_count_to", json!({"n": 7}))
+        .await
+        .unwrap();
     assert!(text.contains("\"count\": 7"), "{text}");
     client.cancel().await.unwrap();
 }
@@ -107,7 +113,9 @@ async fn sessions_are_capped_and_idle_ones_expire() {
     let (status, text) = raw_initialize(&server, "/mcp/4/library");
     assert_eq!(status, 503, "{text}");
     assert!(
-        text.contains("too many MCP sessions: this server keeps at most 2 at once (--max-sessions)"),
+        text.contains(
+            "too many MCP sessions: this server keeps at most 2 at once (--max-sessions)"
+        ),
         "{text}"
     );
     // Ending a session frees its place.
@@ -120,7 +128,10 @@ async fn sessions_are_capped_and_idle_ones_expire() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(third.is_some(), "a closed session's place is not given back");
+    assert!(
+        third.is_some(),
+        "a closed session's place is not given back"
+    );
 
     // After a second without calls, sessions expire with their handles, and their places
     // are free again.

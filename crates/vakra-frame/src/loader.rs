@@ -52,7 +52,10 @@ pub fn load_universe(db: &Database, init_args: &InitArgs) -> Result<Table, Frame
 /// the table is read from `init_args.database_path` when that names a file under
 /// `allowed_root`. Any other path (elsewhere, `..` out of the root, a link leading out, a NUL
 /// byte) is answered as a missing file, so a client reads only databases the server was given.
-pub fn initialize_active_data(init_args: &InitArgs, allowed_root: &Path) -> Result<Table, FrameError> {
+pub fn initialize_active_data(
+    init_args: &InitArgs,
+    allowed_root: &Path,
+) -> Result<Table, FrameError> {
     let path = Path::new(&init_args.database_path);
     if !path.is_file() || !is_within(path, allowed_root) {
         return Err(missing_database(&init_args.database_path));

@@ -255,7 +255,9 @@ fn loads_like_the_reference() {
 fn missing_database() {
     let init = args(&[], &[("", "director", "director")], "/nope/x.sqlite");
     assert_eq!(
-        initialize_active_data(&init, Path::new("/")).unwrap_err().to_string(),
+        initialize_active_data(&init, Path::new("/"))
+            .unwrap_err()
+            .to_string(),
         "failed, can't find database at location (/nope/x.sqlite)"
     );
     let root = tempfile::tempdir().expect("tempdir");

@@ -219,9 +219,11 @@ pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 pub async fn http_session(server: &Server, capability: &str, domain: &str) -> Client {
     use rmcp::ServiceExt;
     let url = format!("{}/mcp/{capability}/{domain}", server.base);
-    ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url))
-        .await
-        .unwrap()
+    ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+        url,
+    ))
+    .await
+    .unwrap()
 }
 
 /// Calls `tool`: the text of the result and its `isError` flag, or the protocol error.
@@ -233,7 +235,8 @@ pub async fn try_call(
     let serde_json::Value::Object(arguments) = arguments else {
         panic!("arguments must be an object")
     };
-    let request = rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    let request =
+        rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
     let result = client.call_tool(request).await?;
     let text = result
         .content
