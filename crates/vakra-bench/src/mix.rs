@@ -72,7 +72,7 @@ pub fn chain(i: usize) -> Chain {
     match i % 3 {
         0 => {
             // The joined universe prefixes columns with the table name.
-            let (universe, prefix) = if (i / 3) % 2 == 0 {
+            let (universe, prefix) = if (i / 3).is_multiple_of(2) {
                 ("11b7a0c0ffee-000000000001", "")
             } else {
                 ("11b7a0c0ffee-000000000002", "books_")
@@ -92,7 +92,7 @@ pub fn chain(i: usize) -> Chain {
                     ),
                     step(
                         "sort_data",
-                        json!({"data_label": "$1", "key_name": col("price"), "ascending": i % 2 == 0}),
+                        json!({"data_label": "$1", "key_name": col("price"), "ascending": i.is_multiple_of(2)}),
                     ),
                     step(
                         "aggregate_data",
