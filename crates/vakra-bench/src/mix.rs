@@ -156,19 +156,29 @@ pub async fn run(
             }
         }
         let started = Instant::now();
-        let result = client
-            .call_tool(CallToolRequestParams::new(step.tool.clone()).with_arguments(arguments))
+        let (text, is_error) = call(client, &step.tool, arguments)
             .await
             .with_context(|| format!("calling {}", step.tool))?;
         latencies.push(started.elapsed());
-        let text: String = result
-            .content
-            .iter()
-            .filter_map(|c| c.as_text())
-            .map(|t| t.text.as_str())
-            .collect();
         handles.push(vakra_chaining::handle_of_peek(&text));
-        transcript.push((step.tool.clone(), text, result.is_error.unwrap_or(false)));
+        transcript.push((step.tool.clone(), text, is_error));
     }
     Ok(transcript)
+}
+
+/// Calls `tool`: the result's text (its text blocks joined) and its `isError` flag.
+pub async fn call(
+    client: &Client,
+    tool: &str,
+    arguments: Map<String, Value>,
+) -> Result<(String, bool), rmcp::ServiceError> {
+    let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    let result = client.call_tool(request).await?;
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.as_str())
+        .collect();
+    Ok((text, result.is_error.unwrap_or(false)))
 }

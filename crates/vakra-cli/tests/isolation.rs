@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::time::SystemTime;
 
-use common::{Server, demo_root, http_session, raw_get, raw_http, slow_root, try_call};
+use common::{Server, demo_root, http_session, raw_get, raw_post, slow_root, try_call};
 use serde_json::json;
 
 const MARKER: &str = "TOPSECRET-7f3a";
@@ -57,15 +57,7 @@ fn traversal_in_http_paths_finds_nothing() {
     }
     let body = json!({"question": "x"}).to_string();
     for domain in ["..%2Fsecret", "%2e%2e", "secret", "library%00"] {
-        let (status, text) = raw_http(
-            &server.base,
-            format!(
-                "POST /retriever/{domain}/query HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
-                 Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-                body.len()
-            )
-            .as_bytes(),
-        );
+        let (status, text) = raw_post(&server.base, &format!("/retriever/{domain}/query"), &body);
         assert_eq!(status, 404, "{domain}: {text}");
         assert!(!text.contains(MARKER), "{domain}: {text}");
     }

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Server, demo_root, http_session, raw_http, slow_root, try_call};
+use common::{Server, demo_root, http_session, raw_http, raw_post, slow_root, try_call};
 use serde_json::json;
 
 fn serve(root: &tempfile::TempDir, extra: &[&str]) -> Server {
@@ -87,17 +87,7 @@ fn initialize_body() -> String {
 
 /// A raw `initialize` POST: the status and the response text.
 fn raw_initialize(server: &Server, path: &str) -> (u16, String) {
-    let body = initialize_body();
-    raw_http(
-        &server.base,
-        format!(
-            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
-             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .as_bytes(),
-    )
+    raw_post(&server.base, path, &initialize_body())
 }
 
 #[tokio::test]
@@ -163,16 +153,7 @@ fn oversized_bodies_and_headers_are_refused() {
         "x".repeat(20_000)
     );
     for path in ["/mcp/2/library", "/retriever/library/query"] {
-        let (status, text) = raw_http(
-            &server.base,
-            format!(
-                "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
-                 Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-                 Content-Length: {}\r\n\r\n{big}",
-                big.len()
-            )
-            .as_bytes(),
-        );
+        let (status, text) = raw_post(&server.base, path, &big);
         assert_eq!(status, 413, "{path}: {text}");
     }
     // Headers beyond hyper's buffer (about 400 KiB) are refused with 431.

@@ -235,16 +235,7 @@ pub async fn try_call(
     let serde_json::Value::Object(arguments) = arguments else {
         panic!("arguments must be an object")
     };
-    let request =
-        rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-    let result = client.call_tool(request).await?;
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .map(|t| t.text.as_str())
-        .collect();
-    Ok((text, result.is_error.unwrap_or(false)))
+    vakra_bench::mix::call(client, tool, arguments).await
 }
 
 /// One raw HTTP/1.1 exchange on a fresh connection, for requests a client library would
@@ -267,6 +258,21 @@ pub fn raw_http(base: &str, request: &[u8]) -> (u16, String) {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no HTTP status in {text:?}"));
     (status, text)
+}
+
+/// A raw JSON `POST` of `body` to `target`, accepting JSON and event streams (as MCP clients
+/// do), with `Connection: close`.
+pub fn raw_post(base: &str, target: &str, body: &str) -> (u16, String) {
+    raw_http(
+        base,
+        format!(
+            "POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
 }
 
 /// A raw `GET` of `target` (sent as is) with `Connection: close`.
