@@ -7,6 +7,7 @@
 mod child;
 mod http;
 mod limits;
+mod mcp_mix;
 mod mcp_spawn;
 mod requests;
 mod rss;
@@ -37,6 +38,9 @@ enum Command {
     ServeStart(serve_start::ServeStartArgs),
     /// Time an MCP stdio server's `initialize` answer and its first tool list, over several runs.
     McpSpawn(mcp_spawn::McpSpawnArgs),
+    /// Run N mixed MCP sessions (capabilities 1, 2, 4) over streamable HTTP and report calls/s
+    /// and latency percentiles.
+    McpMix(mcp_mix::McpMixArgs),
     /// Print a process's resident memory (VmRSS) and its peak (VmHWM) in MiB.
     Rss(rss::RssArgs),
 }
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
         Command::Http(args) => http::run(args),
         Command::ServeStart(args) => serve_start::run(args),
         Command::McpSpawn(args) => mcp_spawn::run(args),
+        Command::McpMix(args) => mcp_mix::run(args),
         Command::Rss(args) => rss::run(args),
     };
     match result {

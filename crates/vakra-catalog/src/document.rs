@@ -26,7 +26,12 @@ pub fn read_domain(path: &Path) -> Result<DomainCatalog, CatalogError> {
         path: path.to_owned(),
         source,
     })?;
-    let doc: RawDocument = serde_json::from_slice(&bytes).map_err(|source| CatalogError::Json {
+    parse_domain(&bytes, path)
+}
+
+/// Parses and checks the bytes of a catalog file; `path` only names it in errors.
+pub fn parse_domain(bytes: &[u8], path: &Path) -> Result<DomainCatalog, CatalogError> {
+    let doc: RawDocument = serde_json::from_slice(bytes).map_err(|source| CatalogError::Json {
         path: path.to_owned(),
         source,
     })?;

@@ -16,7 +16,7 @@ mod model;
 mod root;
 pub mod tools;
 
-pub use document::{merged_openapi_json, read_domain, write_domain};
+pub use document::{merged_openapi_json, parse_domain, read_domain, write_domain};
 pub use error::CatalogError;
 pub use model::{
     Binding, Binds, DomainCatalog, FetchMode, Operation, Param, ParamType, SqlProgram, SqlText,

@@ -93,6 +93,8 @@ pub struct ChainingEnv {
     universes: Arc<Universes>,
     texts: Arc<ToolTexts>,
     db: Arc<Database>,
+    /// Where `initialize_active_data` may read databases from.
+    db_root: PathBuf,
     options: ChainingOptions,
     startup_id: String,
     startup_table: Arc<Table>,
@@ -142,7 +144,7 @@ impl ChainingEnv {
                 crate::mapping::UNIVERSES_FILE
             )));
         };
-        let db = DatabaseSet::new(db_root, options.sql_time_limit)
+        let db = DatabaseSet::new(db_root.clone(), options.sql_time_limit)
             .get(domain)
             .map_err(|e| ChainingError::Startup(e.to_string()))?;
         let universe = universes.get(&first).expect("listed id");
@@ -164,6 +166,7 @@ impl ChainingEnv {
             universes,
             texts,
             db,
+            db_root,
             options,
             startup_id: first,
             startup_table: Arc::new(table),
@@ -642,7 +645,8 @@ impl Session {
     }
 
     /// The hidden `initialize_active_data`: the raw function, called with whatever arguments
-    /// came, reading any database path (confined to the server's database with quirks fixed).
+    /// came, reading any database under the database root (the server's own database with
+    /// quirks fixed).
     fn initialize_active_data(&self, args: &[(String, ArgValue)]) -> Result<ToolValue, String> {
         const PARAMS: [&str; 3] = ["condition_sequence", "alias_to_table_dict", "database_path"];
         if let Some((extra, _)) = args.iter().find(|(k, _)| !PARAMS.contains(&k.as_str())) {
@@ -678,7 +682,7 @@ impl Session {
         if self.env.options.fix_quirks {
             init.database_path = self.env.db.path().display().to_string();
         }
-        initialize_active_data(&init)
+        initialize_active_data(&init, &self.env.db_root)
             .map(ToolValue::Table)
             .map_err(|e| e.to_string())
     }

@@ -79,6 +79,10 @@ struct DataArgs {
     /// MCP sessions over HTTP idle this many seconds are closed.
     #[arg(long = "session-idle-secs", default_value_t = 1800)]
     session_idle_secs: u64,
+    /// The longest tool result (bytes of text) sent to an agent; a longer one is replaced by an
+    /// error saying so.
+    #[arg(long = "max-result-bytes", default_value_t = 32 << 20)]
+    max_result_bytes: usize,
     #[command(flatten)]
     search: SearchArgs,
 }
@@ -172,6 +176,7 @@ impl DataArgs {
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
             trace_dir: None,
+            max_result_bytes: self.max_result_bytes,
             chaining_data: Default::default(),
             retriever: self.search.options()?,
             retrievers: Default::default(),

@@ -1,6 +1,6 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use vakra_endpoint::RestBird;
@@ -20,6 +20,17 @@ pub struct ServeArgs {
     /// costs memory).
     #[arg(long, default_value_t = 4)]
     sql_threads: usize,
+    /// MCP sessions over HTTP alive at once (all capabilities and domains); more are refused
+    /// with 503 until one ends or expires.
+    #[arg(long = "max-sessions", default_value_t = 1024)]
+    max_sessions: usize,
+    /// Largest request body accepted, in bytes (413 beyond).
+    #[arg(long = "max-body-bytes", default_value_t = 4 << 20)]
+    max_body_bytes: usize,
+    /// On SIGTERM or Ctrl-C, how long calls in flight may take to finish before the MCP
+    /// sessions are closed anyway.
+    #[arg(long = "shutdown-grace-secs", default_value_t = 30)]
+    shutdown_grace_secs: u64,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -35,10 +46,21 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     )?);
     let api = vakra_rest::RestApi::new(Arc::clone(&bird));
     let retrievers = options.retrievers()?;
+    anyhow::ensure!(args.max_sessions > 0, "--max-sessions must be at least 1");
+    let limits = vakra_mcp::HttpLimits {
+        max_sessions: args.max_sessions,
+        max_body_bytes: args.max_body_bytes,
+    };
+    let (mcp, drain) = vakra_mcp::http_router(options.clone(), Arc::clone(&bird), limits);
     let app = vakra_rest::router(api)
-        .merge(vakra_mcp::http_router(options.clone(), Arc::clone(&bird)))
+        .merge(mcp)
         .merge(vakra_explorer::router(options.clone(), Arc::clone(&bird)))
-        .nest("/retriever", vakra_retrieval::http_router(retrievers));
+        .nest("/retriever", vakra_retrieval::http_router(retrievers))
+        .layer(axum::extract::DefaultBodyLimit::max(args.max_body_bytes))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            args.max_body_bytes,
+        ));
+    let grace = Duration::from_secs(args.shutdown_grace_secs);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .max_blocking_threads(args.sql_threads.max(1))
         .enable_all()
@@ -54,8 +76,20 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             started.elapsed(),
             addr = listener.local_addr()?,
         );
+        // On a signal: stop accepting, let the calls in flight finish, then close the MCP
+        // sessions, whose open streams would otherwise hold their connections forever.
+        let stopping = async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down: finishing the calls in flight");
+            tokio::spawn(async move {
+                let unanswered = drain.drain(grace).await;
+                if unanswered > 0 {
+                    tracing::warn!("{unanswered} MCP calls still running after {grace:?}; closing");
+                }
+            });
+        };
         axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown_signal())
+            .with_graceful_shutdown(stopping)
             .await?;
         tracing::info!("stopped");
         Ok(())
@@ -69,7 +103,10 @@ async fn shutdown_signal() {
         let mut term =
             match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
                 Ok(term) => term,
-                Err(_) => return std::future::pending().await,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
             };
         tokio::select! {
             _ = ctrl_c => {},

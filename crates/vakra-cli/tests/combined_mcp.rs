@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::{Server, call_tool, http_client, repo_root, vakra};
+use common::{Server, call_tool, demo_root, http_client, repo_root, vakra};
 use rmcp::ServiceExt;
 use rmcp::model::Tool;
 use rmcp::service::{RoleClient, RunningService};
@@ -19,47 +19,6 @@ use serde_json::{Map, Value, json};
 type Client = RunningService<RoleClient, ()>;
 
 const DOMAINS: [&str; 3] = ["library", "weather", "weather_alerts"];
-
-/// A copy of the demo data root (catalogs and databases linked, documents and retriever files
-/// copied), with indexes built by `vakra index` when `indexed`.
-fn demo_root(indexed: bool) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for folder in ["openapi", "databases"] {
-        std::os::unix::fs::symlink(repo_root().join(folder), dir.path().join(folder)).unwrap();
-    }
-    for folder in ["documents", "retrievers"] {
-        std::fs::create_dir(dir.path().join(folder)).unwrap();
-        for entry in std::fs::read_dir(repo_root().join(folder)).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(
-                &path,
-                dir.path().join(folder).join(path.file_name().unwrap()),
-            )
-            .unwrap();
-        }
-    }
-    if indexed {
-        index(dir.path(), &[]);
-    }
-    dir
-}
-
-/// Runs `vakra index` on `root` with extra arguments; returns its summary line.
-fn index(root: &Path, args: &[&std::ffi::OsStr]) -> String {
-    let output = vakra()
-        .args(["index", "--root"])
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success() && stdout.contains("indexed 3 domains, 87 documents"),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
 
 async fn stdio_client(root: &Path, capability: &str, domain: &str) -> Client {
     stdio_client_with(root, capability, domain, &[], &[]).await
@@ -751,7 +710,8 @@ mod dense {
     use std::path::Path;
 
     use super::minilm::model_dir;
-    use super::{ask_demo_questions, demo_root, index, mcp_in_mode, model_commands, run_vakra};
+    use super::common::index;
+    use super::{ask_demo_questions, demo_root, mcp_in_mode, model_commands, run_vakra};
 
     /// Every demo question over sessions in `mode` with `model`.
     async fn ask_all(root: &Path, model: &Path, mode: &str) -> Vec<f64> {

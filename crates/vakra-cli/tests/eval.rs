@@ -8,31 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{browser_tooling, output_ok, repo_root, run_browser_script, vakra};
+use common::{browser_tooling, demo_root, output_ok, repo_root, run_browser_script, vakra};
 use serde_json::{Value, json};
-
-/// A copy of the demo data root with its document indexes built.
-fn indexed_root() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for part in [
-        "openapi",
-        "databases",
-        "documents",
-        "retrievers",
-        "capability1",
-        "bpo",
-    ] {
-        copy_dir(&repo_root().join(part), &dir.path().join(part));
-    }
-    let status = vakra()
-        .args(["index", "--root"])
-        .arg(dir.path())
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    dir
-}
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -97,7 +74,7 @@ fn sample<'a>(report: &'a Value, capability: &str, uuid: &str) -> &'a Value {
 
 #[test]
 fn ground_truth_as_predictions_scores_100_on_every_capability() {
-    let root = indexed_root();
+    let root = demo_root(true);
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     let dir = tempfile::tempdir().unwrap();
@@ -163,7 +140,7 @@ fn prediction(uuid: &str, turn_id: i64, calls: Value, answer: &str) -> Value {
 
 #[test]
 fn wrong_and_malformed_predictions_are_scored_and_reported() {
-    let root = indexed_root();
+    let root = demo_root(true);
     let predictions = tempfile::tempdir().unwrap();
     let cap2 = "capability_2_dashboard_apis";
     let gt = ground_truth(cap2, "library");
@@ -302,7 +279,7 @@ async fn judge_stand_in(correct: &'static str, status: u16) -> (String, Arc<Atom
 
 #[tokio::test(flavor = "multi_thread")]
 async fn llm_judges_through_an_openai_compatible_endpoint() {
-    let root = indexed_root();
+    let root = demo_root(true);
     let predictions = tempfile::tempdir().unwrap();
     write_predictions(
         predictions.path(),
@@ -378,7 +355,7 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
 
 #[test]
 fn replay_against_a_server_command_scores_as_in_process() {
-    let root = indexed_root();
+    let root = demo_root(true);
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     let command = format!(
@@ -462,7 +439,7 @@ async fn the_html_report_renders_in_chromium() {
     let Some((chromium, script)) = browser_tooling("report_check.mjs") else {
         return;
     };
-    let root = indexed_root();
+    let root = demo_root(true);
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     // One wrong prediction, so that a failed-samples table is rendered too.
@@ -529,7 +506,7 @@ async fn the_html_report_renders_in_chromium() {
 
 #[test]
 fn replay_over_http_against_vakra_serve() {
-    let root = indexed_root();
+    let root = demo_root(true);
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     let server = common::Server::start(&["--root", root.path().to_str().unwrap()]);
@@ -631,7 +608,7 @@ fn the_published_sample_traces_are_evaluated_without_crashing() {
 /// `vakra eval` on the exported file.
 #[test]
 fn an_exported_session_trace_is_scored() {
-    let root = indexed_root();
+    let root = demo_root(true);
     let traces = tempfile::tempdir().unwrap();
     let session = vakra()
         .args(["mcp", "--capability", "2", "--domain", "library", "--root"])
@@ -690,7 +667,7 @@ fn an_exported_session_trace_is_scored() {
 
 #[test]
 fn the_policy_judge_stops_a_turn_that_breaks_its_instructions() {
-    let root = indexed_root();
+    let root = demo_root(true);
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     let cap4 = "capability_4_multiturn";

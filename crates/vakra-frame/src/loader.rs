@@ -49,16 +49,29 @@ pub fn load_universe(db: &Database, init_args: &InitArgs) -> Result<Table, Frame
 }
 
 /// `initialize_active_data(**init_args)` as called directly by a client (the hidden tool):
-/// the table is read from `init_args.database_path`, whatever file that names.
-pub fn initialize_active_data(init_args: &InitArgs) -> Result<Table, FrameError> {
+/// the table is read from `init_args.database_path` when that names a file under
+/// `allowed_root`. Any other path (elsewhere, `..` out of the root, a link leading out, a NUL
+/// byte) is answered as a missing file, so a client reads only databases the server was given.
+pub fn initialize_active_data(
+    init_args: &InitArgs,
+    allowed_root: &Path,
+) -> Result<Table, FrameError> {
     let path = Path::new(&init_args.database_path);
-    if !path.is_file() {
+    if !path.is_file() || !is_within(path, allowed_root) {
         return Err(missing_database(&init_args.database_path));
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags)
         .map_err(|e| FrameError::new(sqlite_message(&e)))?;
     build(&OwnSource(conn), init_args)
+}
+
+/// Whether `path`, with links and `..` resolved, lies under `root`.
+fn is_within(path: &Path, root: &Path) -> bool {
+    match (path.canonicalize(), root.canonicalize()) {
+        (Ok(path), Ok(root)) => path.starts_with(root),
+        _ => false,
+    }
 }
 
 fn missing_database(path: &str) -> FrameError {

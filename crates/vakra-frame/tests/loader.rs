@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::time::Duration;
 
 use indexmap::IndexMap;
@@ -243,7 +244,7 @@ fn loads_like_the_reference() {
         assert_eq!(loaded, expected, "{name}");
         // The same through a direct call with an explicit path.
         let direct = args(&conditions, &aliases, &db.path().display().to_string());
-        let loaded = initialize_active_data(&direct)
+        let loaded = initialize_active_data(&direct, root.path())
             .map(|t| columns(&t))
             .map_err(|e| e.to_string());
         assert_eq!(loaded, expected, "{name} (direct)");
@@ -254,7 +255,9 @@ fn loads_like_the_reference() {
 fn missing_database() {
     let init = args(&[], &[("", "director", "director")], "/nope/x.sqlite");
     assert_eq!(
-        initialize_active_data(&init).unwrap_err().to_string(),
+        initialize_active_data(&init, Path::new("/"))
+            .unwrap_err()
+            .to_string(),
         "failed, can't find database at location (/nope/x.sqlite)"
     );
     let root = tempfile::tempdir().expect("tempdir");
@@ -315,4 +318,36 @@ fn column_names_are_made_safe() {
     assert_eq!(make_safe("Academic Year"), "Academic_Year");
     assert_eq!(make_safe(" a.b#c? "), "a.b#c?");
     assert_eq!(make_safe("\u{1c}x\u{1f}"), "x");
+}
+
+#[test]
+fn direct_calls_read_only_under_the_allowed_root() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    common::build_db(root.path(), "edge", DB);
+    common::build_db(outside.path(), "edge", DB);
+    let inside = root.path().join("edge/edge.sqlite");
+    let elsewhere = outside.path().join("edge/edge.sqlite");
+    let aliases = [("", "other", "other")];
+    let load = |path: &str| initialize_active_data(&args(&[], &aliases, path), root.path());
+    assert!(load(&inside.display().to_string()).is_ok());
+    std::os::unix::fs::symlink(&elsewhere, root.path().join("link.sqlite")).unwrap();
+    let escapes = [
+        elsewhere.display().to_string(),
+        format!(
+            "{}/../{}/edge/edge.sqlite",
+            root.path().display(),
+            outside.path().file_name().unwrap().to_string_lossy()
+        ),
+        root.path().join("link.sqlite").display().to_string(),
+        format!("{}\0", inside.display()),
+        "/etc/passwd".to_owned(),
+    ];
+    for path in escapes {
+        assert_eq!(
+            load(&path).unwrap_err().to_string(),
+            format!("failed, can't find database at location ({path})"),
+            "{path:?}"
+        );
+    }
 }

@@ -294,7 +294,7 @@ impl Session {
                     1,
                 );
                 raw["database_path"] = Value::String(path);
-                initialize_active_data(&init_args(&raw))
+                initialize_active_data(&init_args(&raw), Path::new(&self.db_root))
                     .map(ToolValue::Table)
                     .map_err(|e| ToolError::new(e.to_string()))
             }

@@ -16,7 +16,9 @@ use vakra_endpoint::{LoadError, RestBird};
 use vakra_chaining::{ChainingEnv, ChainingOptions, ServerMode, ToolTexts, Universes};
 use vakra_retrieval::{RetrieverOptions, Retrievers};
 
-use crate::{BpoToolServer, ChainingToolServer, CombinedServer, RestToolServer};
+use tokio::sync::OwnedSemaphorePermit;
+
+use crate::{BpoToolServer, ChainingToolServer, CombinedServer, RestToolServer, text_result};
 
 /// The benchmark's four capabilities; each has its own tool servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -140,6 +142,9 @@ pub struct ServerOptions {
     pub session_idle: Duration,
     /// Where every session writes its trace (`docs/traces.md`); no traces when `None`.
     pub trace_dir: Option<PathBuf>,
+    /// A tool result whose text is longer (bytes) is replaced by an error, so that one call
+    /// cannot make the server build and send an unbounded answer.
+    pub max_result_bytes: usize,
     /// Capability 1's mapping and texts, read once per process.
     pub chaining_data: Arc<OnceLock<Result<ChainingData, String>>>,
     /// Capability 4's ranking, embedding model and the reference's `RETRIEVER_BASE_URL`.
@@ -225,10 +230,10 @@ impl ServerOptions {
         if let Some(tools) = info.capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
         }
-        Ok(EnvServer::Chaining(ChainingToolServer::new(
-            Arc::new(env),
-            info,
-        )))
+        Ok(EnvServer::of(
+            ServerKind::Chaining(ChainingToolServer::new(Arc::new(env), info)),
+            self,
+        ))
     }
 
     /// Loads the REST-BIRD endpoints a session needs (only the matching domains' catalogs).
@@ -263,9 +268,19 @@ impl ServerOptions {
     }
 }
 
-/// The MCP server of one (capability, domain) session.
+/// The MCP server of one (capability, domain) session, with the limits every server shares.
 #[derive(Clone)]
-pub enum EnvServer {
+pub struct EnvServer {
+    kind: ServerKind,
+    max_result_bytes: usize,
+    /// The session's place under the HTTP server's session cap, given back when the last
+    /// clone of the session's server is dropped (the session ended or expired).
+    slot: Option<Arc<OwnedSemaphorePermit>>,
+}
+
+/// The tool server behind a session.
+#[derive(Clone)]
+enum ServerKind {
     Rest(RestToolServer),
     Bpo(BpoToolServer),
     Combined(CombinedServer),
@@ -303,13 +318,16 @@ impl EnvServer {
             return Self::bpo(options);
         }
         match spec.capability {
-            Capability::Two | Capability::Three => Ok(EnvServer::Rest(RestToolServer::new(
-                bird,
-                &spec.domains,
-                options.rest_base_url.clone(),
-                options.server_config("fastapi-mcp-wrapper"),
-                options.fix_quirks,
-            ))),
+            Capability::Two | Capability::Three => Ok(EnvServer::of(
+                ServerKind::Rest(RestToolServer::new(
+                    bird,
+                    &spec.domains,
+                    options.rest_base_url.clone(),
+                    options.server_config("fastapi-mcp-wrapper"),
+                    options.fix_quirks,
+                )),
+                options,
+            )),
             Capability::Four => {
                 let rest = RestToolServer::new(
                     bird,
@@ -320,12 +338,8 @@ impl EnvServer {
                 );
                 let retrievers = options.retrievers()?;
                 let info = options.server_config("capability-4-combined-mcp");
-                Ok(EnvServer::Combined(CombinedServer::new(
-                    rest,
-                    retrievers,
-                    &spec.domains,
-                    info,
-                )?))
+                let combined = CombinedServer::new(rest, retrievers, &spec.domains, info)?;
+                Ok(EnvServer::of(ServerKind::Combined(combined), options))
             }
             Capability::One => options.chaining(spec),
         }
@@ -333,7 +347,18 @@ impl EnvServer {
 
     fn bpo(options: &ServerOptions) -> Result<Self, SpecError> {
         let data = vakra_bpo::BpoData::load(&options.bpo_dir())?;
-        Ok(EnvServer::Bpo(BpoToolServer::new(Arc::new(data))))
+        Ok(EnvServer::of(
+            ServerKind::Bpo(BpoToolServer::new(Arc::new(data))),
+            options,
+        ))
+    }
+
+    fn of(kind: ServerKind, options: &ServerOptions) -> Self {
+        Self {
+            kind,
+            max_result_bytes: options.max_result_bytes,
+            slot: None,
+        }
     }
 }
 
@@ -341,21 +366,32 @@ impl EnvServer {
     /// A server for a new session of the same kind. Sessions never share mutable state (the
     /// reference keeps state per process, and each of its processes serves one session).
     pub fn new_session(&self) -> EnvServer {
-        match self {
-            EnvServer::Rest(s) => EnvServer::Rest(s.clone()),
-            EnvServer::Bpo(s) => EnvServer::Bpo(s.new_session()),
-            EnvServer::Combined(s) => EnvServer::Combined(s.clone()),
-            EnvServer::Chaining(s) => EnvServer::Chaining(s.new_session()),
+        let kind = match &self.kind {
+            ServerKind::Rest(s) => ServerKind::Rest(s.clone()),
+            ServerKind::Bpo(s) => ServerKind::Bpo(s.new_session()),
+            ServerKind::Combined(s) => ServerKind::Combined(s.clone()),
+            ServerKind::Chaining(s) => ServerKind::Chaining(s.new_session()),
+        };
+        EnvServer {
+            kind,
+            max_result_bytes: self.max_result_bytes,
+            slot: None,
         }
+    }
+
+    /// The same server holding `slot` for as long as the session lives.
+    pub(crate) fn holding(mut self, slot: OwnedSemaphorePermit) -> Self {
+        self.slot = Some(Arc::new(slot));
+        self
     }
 
     /// The listed tools as plain data (for `vakra tools` and checksums).
     pub fn tool_specs(&self) -> Vec<vakra_catalog::tools::ToolSpec> {
-        let tools = match self {
-            EnvServer::Rest(s) => s.tools().to_vec(),
-            EnvServer::Bpo(s) => s.tools().to_vec(),
-            EnvServer::Combined(s) => s.tools(),
-            EnvServer::Chaining(s) => s.tools(),
+        let tools = match &self.kind {
+            ServerKind::Rest(s) => s.tools().to_vec(),
+            ServerKind::Bpo(s) => s.tools().to_vec(),
+            ServerKind::Combined(s) => s.tools(),
+            ServerKind::Chaining(s) => s.tools(),
         };
         tools
             .iter()
@@ -370,20 +406,20 @@ impl EnvServer {
 
 impl ServerHandler for EnvServer {
     fn get_info(&self) -> ServerConfig {
-        match self {
-            EnvServer::Rest(s) => s.get_info(),
-            EnvServer::Bpo(s) => s.get_info(),
-            EnvServer::Combined(s) => s.get_info(),
-            EnvServer::Chaining(s) => s.get_info(),
+        match &self.kind {
+            ServerKind::Rest(s) => s.get_info(),
+            ServerKind::Bpo(s) => s.get_info(),
+            ServerKind::Combined(s) => s.get_info(),
+            ServerKind::Chaining(s) => s.get_info(),
         }
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        match self {
-            EnvServer::Rest(s) => s.supported_protocol_versions(),
-            EnvServer::Bpo(s) => s.supported_protocol_versions(),
-            EnvServer::Combined(s) => s.supported_protocol_versions(),
-            EnvServer::Chaining(s) => s.supported_protocol_versions(),
+        match &self.kind {
+            ServerKind::Rest(s) => s.supported_protocol_versions(),
+            ServerKind::Bpo(s) => s.supported_protocol_versions(),
+            ServerKind::Combined(s) => s.supported_protocol_versions(),
+            ServerKind::Chaining(s) => s.supported_protocol_versions(),
         }
     }
 
@@ -392,11 +428,11 @@ impl ServerHandler for EnvServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        match self {
-            EnvServer::Rest(s) => s.list_tools(request, context).await,
-            EnvServer::Bpo(s) => s.list_tools(request, context).await,
-            EnvServer::Combined(s) => s.list_tools(request, context).await,
-            EnvServer::Chaining(s) => s.list_tools(request, context).await,
+        match &self.kind {
+            ServerKind::Rest(s) => s.list_tools(request, context).await,
+            ServerKind::Bpo(s) => s.list_tools(request, context).await,
+            ServerKind::Combined(s) => s.list_tools(request, context).await,
+            ServerKind::Chaining(s) => s.list_tools(request, context).await,
         }
     }
 
@@ -405,11 +441,36 @@ impl ServerHandler for EnvServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        match self {
-            EnvServer::Rest(s) => s.call_tool(request, context).await,
-            EnvServer::Bpo(s) => s.call_tool(request, context).await,
-            EnvServer::Combined(s) => s.call_tool(request, context).await,
-            EnvServer::Chaining(s) => s.call_tool(request, context).await,
-        }
+        let response = match &self.kind {
+            ServerKind::Rest(s) => s.call_tool(request, context).await,
+            ServerKind::Bpo(s) => s.call_tool(request, context).await,
+            ServerKind::Combined(s) => s.call_tool(request, context).await,
+            ServerKind::Chaining(s) => s.call_tool(request, context).await,
+        }?;
+        Ok(capped(response, self.max_result_bytes))
     }
+}
+
+/// Replaces a result whose text exceeds `max_bytes` by an error that says so: an agent gets a
+/// clear answer instead of an unbounded one (`--max-result-bytes`).
+fn capped(response: CallToolResponse, max_bytes: usize) -> CallToolResponse {
+    let CallToolResponse::Complete(result) = &response else {
+        return response;
+    };
+    let size: usize = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.len())
+        .sum();
+    if size <= max_bytes {
+        return response;
+    }
+    CallToolResponse::Complete(text_result(
+        format!(
+            "Error: the result of this call is {size} bytes, more than this server's limit of \
+             {max_bytes} bytes (--max-result-bytes); ask for less data"
+        ),
+        true,
+    ))
 }

@@ -28,7 +28,7 @@ pub use bpo_tools::BpoToolServer;
 pub use chaining_tools::ChainingToolServer;
 pub use combined::CombinedServer;
 pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
-pub use http::http_router;
+pub use http::{HttpLimits, McpDrain, http_router};
 pub use rest_tools::RestToolServer;
 pub use trace::Traced;
 

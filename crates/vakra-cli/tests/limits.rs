@@ -1,0 +1,180 @@
+//! The server's limits, each with its clear error: SQL time, result size, number of MCP
+//! sessions and their idle expiry, request body and header sizes.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Server, demo_root, http_session, raw_http, raw_post, slow_root, try_call};
+use serde_json::json;
+
+fn serve(root: &tempfile::TempDir, extra: &[&str]) -> Server {
+    let mut args = vec!["--root", root.path().to_str().unwrap()];
+    args.extend_from_slice(extra);
+    Server::start(&args)
+}
+
+const HTTP_500: &str = "Error calling API: Server error '500 Internal Server Error' for url 'http://localhost:8000/v1/slow/count_to?n=1000000000000'";
+
+#[tokio::test]
+async fn slow_statements_are_interrupted() {
+    let root = slow_root();
+    let server = serve(&root, &["--sql-time-limit", "0.5"]);
+    let (status, _, body) = common::get(&format!("{}/v1/slow/count_to?n=1000", server.base)).await;
+    assert_eq!((status, body.as_str()), (200, r#"{"count":1000}"#));
+
+    // A count to 10^12 would run for hours; it is stopped at the limit with the reference's 500.
+    let started = Instant::now();
+    let url = format!("{}/v1/slow/count_to?n=1000000000000", server.base);
+    let (status, _, body) = common::get(&url).await;
+    assert_eq!((status, body.as_str()), (500, "Internal Server Error"));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // The same through an MCP tool: the wrapper's text for a 500 (a normal result, as there).
+    let client = http_session(&server, "2", "slow").await;
+    let (text, _) = try_call(&client, "get_count_to", json!({"n": 1_000_000_000_000u64}))
+        .await
+        .unwrap();
+    assert!(text.starts_with(HTTP_500), "{text}");
+    // The pooled connection works again afterwards.
+    let (text, _) = try_call(&client, "get_count_to", json!({"n": 7}))
+        .await
+        .unwrap();
+    assert!(text.contains("\"count\": 7"), "{text}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn long_results_are_refused_with_a_clear_error() {
+    let root = slow_root();
+    let server = serve(&root, &["--max-result-bytes", "2000"]);
+    let client = http_session(&server, "2", "slow").await;
+    let (text, is_error) = try_call(&client, "get_numbers", json!({"n": 10}))
+        .await
+        .unwrap();
+    assert!(!is_error && text.contains("\"numbers\": ["), "{text}");
+    let (text, is_error) = try_call(&client, "get_numbers", json!({"n": 5000}))
+        .await
+        .unwrap();
+    assert!(is_error, "{text}");
+    assert!(
+        text.starts_with("Error: the result of this call is ")
+            && text.contains("more than this server's limit of 2000 bytes (--max-result-bytes)"),
+        "{text}"
+    );
+    client.cancel().await.unwrap();
+
+    // The default leaves results of this size alone.
+    let server = serve(&root, &[]);
+    let client = http_session(&server, "2", "slow").await;
+    let (text, is_error) = try_call(&client, "get_numbers", json!({"n": 100_000}))
+        .await
+        .unwrap();
+    assert!(!is_error && text.len() > 500_000, "{}", text.len());
+    client.cancel().await.unwrap();
+}
+
+fn initialize_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}})
+    .to_string()
+}
+
+/// A raw `initialize` POST: the status and the response text.
+fn raw_initialize(server: &Server, path: &str) -> (u16, String) {
+    raw_post(&server.base, path, &initialize_body())
+}
+
+#[tokio::test]
+async fn sessions_are_capped_and_idle_ones_expire() {
+    let root = demo_root(false);
+    let server = serve(&root, &["--max-sessions", "2", "--session-idle-secs", "1"]);
+    let first = http_session(&server, "2", "library").await;
+    let second = http_session(&server, "1", "library").await;
+    let (peek, _) = try_call(&second, "get_data", json!({})).await.unwrap();
+    assert!(peek.starts_with("{\"handle\": "), "{peek}");
+
+    // A third session, at any endpoint, is refused while two are open.
+    let (status, text) = raw_initialize(&server, "/mcp/4/library");
+    assert_eq!(status, 503, "{text}");
+    assert!(
+        text.contains(
+            "too many MCP sessions: this server keeps at most 2 at once (--max-sessions)"
+        ),
+        "{text}"
+    );
+    // Ending a session frees its place.
+    first.cancel().await.unwrap();
+    let mut third = None;
+    for _ in 0..50 {
+        if raw_initialize(&server, "/mcp/2/library").0 == 200 {
+            third = Some(());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        third.is_some(),
+        "a closed session's place is not given back"
+    );
+
+    // After a second without calls, sessions expire with their handles, and their places
+    // are free again.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let a = http_session(&server, "1", "library").await;
+    let b = http_session(&server, "1", "library").await;
+    let (peek, _) = try_call(&b, "get_data", json!({})).await.unwrap();
+    assert!(
+        peek.starts_with("{\"handle\": \"retrieved_book_1\""),
+        "a new session starts afresh: {peek}"
+    );
+    a.cancel().await.unwrap();
+    b.cancel().await.unwrap();
+    // The expired session's handle is gone (rmcp's client opens a new session when the old
+    // one is not found; that one has no such handle).
+    let after = json!({"data_label": "retrieved_book_1", "key_name": "genre", "value": "Travel", "condition": "equal_to"});
+    match try_call(&second, "filter_data", after).await {
+        Err(_) => {}
+        Ok((text, _)) => assert!(text.contains("dict_type"), "{text}"),
+    }
+}
+
+#[test]
+fn oversized_bodies_and_headers_are_refused() {
+    let root = demo_root(true);
+    let server = serve(&root, &["--max-body-bytes", "10000"]);
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(20_000)
+    );
+    for path in ["/mcp/2/library", "/retriever/library/query"] {
+        let (status, text) = raw_post(&server.base, path, &big);
+        assert_eq!(status, 413, "{path}: {text}");
+    }
+    // Headers beyond hyper's buffer (about 400 KiB) are refused with 431.
+    let (status, text) = raw_http(
+        &server.base,
+        format!(
+            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: {}\r\nConnection: close\r\n\r\n",
+            "y".repeat(1 << 20)
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, 431, "{}", &text[..text.len().min(300)]);
+    // So are too many headers.
+    let many: String = (0..200).map(|i| format!("X-H{i}: v\r\n")).collect();
+    let (status, _) = raw_http(
+        &server.base,
+        format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n{many}Connection: close\r\n\r\n")
+            .as_bytes(),
+    );
+    assert_eq!(status, 431);
+    // The server goes on serving.
+    let (status, text) = common::raw_get(&server.base, "/healthz");
+    assert_eq!(status, 200, "{text}");
+}
