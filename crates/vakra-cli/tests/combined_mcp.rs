@@ -709,8 +709,8 @@ mod dense {
     use std::ffi::OsStr;
     use std::path::Path;
 
-    use super::minilm::model_dir;
     use super::common::index;
+    use super::minilm::model_dir;
     use super::{ask_demo_questions, demo_root, mcp_in_mode, model_commands, run_vakra};
 
     /// Every demo question over sessions in `mode` with `model`.

@@ -610,7 +610,7 @@ fn the_published_sample_traces_are_evaluated_without_crashing() {
 fn an_exported_session_trace_is_scored() {
     let root = demo_root(true);
     let traces = tempfile::tempdir().unwrap();
-    let session = vakra()
+    let mut session = vakra()
         .args(["mcp", "--capability", "2", "--domain", "library", "--root"])
         .arg(root.path())
         .arg("--trace")
@@ -627,18 +627,23 @@ fn an_exported_session_trace_is_scored() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                "params": {"name": "get_late_fees_by_member", "arguments": {"member_id": 853}}}),
     ];
-    let mut stdin = session.stdin.as_ref().unwrap();
+    let mut stdin = session.stdin.take().unwrap();
     for request in &requests {
         use std::io::Write;
         writeln!(stdin, "{request}").unwrap();
     }
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(session.stdout.unwrap()));
+    let mut lines =
+        std::io::BufRead::lines(std::io::BufReader::new(session.stdout.take().unwrap()));
     while let Some(Ok(line)) = lines.next() {
         if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
             break;
         }
     }
-    drop(session.stdin);
+    drop(stdin);
+    assert!(
+        session.wait().unwrap().success(),
+        "the session ends when its input closes"
+    );
     let predictions = tempfile::tempdir().unwrap();
     let folder = predictions.path().join("capability_2_dashboard_apis");
     std::fs::create_dir_all(&folder).unwrap();

@@ -18,11 +18,15 @@ fn error(index: usize, uuid: &str, location: &[String], message: &str) -> String
 
 /// The errors of one file; empty when it is valid.
 pub fn validate_file(path: &Path) -> Vec<String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => return vec![format!("Cannot read the file: {e}")],
-    };
-    let value: Value = match serde_json::from_str(&text) {
+    match std::fs::read_to_string(path) {
+        Ok(text) => validate_text(&text),
+        Err(e) => vec![format!("Cannot read the file: {e}")],
+    }
+}
+
+/// The errors of a prediction file's text; empty when it is valid.
+pub fn validate_text(text: &str) -> Vec<String> {
+    let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
         Err(e) => return vec![format!("Invalid JSON: {e}")],
     };
