@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use common::{
-    McpClient, Server, call_tool, http_client, output_ok, repo_root, stdio_client, vakra,
+    McpClient, Server, call_tool, demo_ground_truth, demo_root, http_client, output_ok, repo_root,
+    report_sample, run_eval, stdio_client, vakra,
 };
 use serde_json::{Value, json};
 
@@ -192,6 +193,69 @@ async fn stdio_and_http_sessions_are_traced_and_exported() {
             .map(|(tool, arguments, _, _)| json!({"name": tool, "arguments": arguments}))
             .collect();
         assert_eq!(turns[0]["sequence"]["tool_call"], json!(want));
+    }
+}
+
+/// An agent's run of a demo task, traced and exported, is scored by `vakra eval` as the task's
+/// ground truth is: capability 1, whose uuid the export takes from `get_data`, and capability 4,
+/// whose exported turn is the dialogue's last (`--turn-id`).
+#[tokio::test]
+async fn exported_traces_of_capabilities_1_and_4_score_as_their_ground_truth() {
+    let root = demo_root(true);
+    let traces = tempfile::tempdir().unwrap();
+    let predictions = tempfile::tempdir().unwrap();
+    let mut expected = Vec::new();
+    for (capability, folder) in [
+        ("1", "capability_1_bi_apis"),
+        ("4", "capability_4_multiturn"),
+    ] {
+        let task = &demo_ground_truth(folder, "library")[0];
+        let turn = task["output"].as_array().unwrap().last().unwrap();
+        let calls = turn["sequence"]["tool_call"].as_array().unwrap();
+        let dir = traces.path().join(capability);
+        let client = stdio_client(&[
+            "--capability",
+            capability,
+            "--domain",
+            "library",
+            "--root",
+            root.path().to_str().unwrap(),
+            "--trace",
+            dir.to_str().unwrap(),
+        ])
+        .await;
+        for call in calls {
+            let name = call["name"].as_str().unwrap();
+            let (text, is_error) = call_tool(&client, name, call["arguments"].clone()).await;
+            assert!(!is_error, "{name}: {text}");
+        }
+        client.cancel().await.unwrap();
+
+        let out = predictions.path().join(folder).join("library.json");
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        let uuid = task["uuid"].as_str().unwrap();
+        let answer = turn["answer"][0].as_str().unwrap();
+        let mut export = vakra();
+        export
+            .args(["trace", "export", "--trace"])
+            .arg(&dir)
+            .arg("--out")
+            .arg(&out)
+            .args(["--answer", answer, "--turn-id"])
+            .arg(turn["turn_id"].to_string());
+        if capability != "1" {
+            export.args(["--uuid", uuid]);
+        }
+        output_ok(&mut export);
+        expected.push((capability, uuid.to_owned(), calls.len()));
+    }
+
+    let (_, report) = run_eval(root.path(), predictions.path(), &["--domain", "library"]);
+    for (capability, uuid, steps) in expected {
+        let sample = report_sample(&report, capability, &uuid);
+        assert_eq!(sample["score"], 1.0, "{sample:#}");
+        assert_eq!(sample["judges"]["exact_match"]["score"], 1.0, "{sample:#}");
+        assert_eq!(sample["pred_steps"], steps, "{sample:#}");
     }
 }
 

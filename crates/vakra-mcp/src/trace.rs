@@ -391,6 +391,37 @@ mod tests {
         assert_eq!(second.file_name().unwrap(), "s-1.jsonl");
     }
 
+    /// A call answered with a JSON-RPC error is written as `docs/traces.md` describes (no text,
+    /// `is_error`, the error's code and message) and read back as written.
+    #[test]
+    fn protocol_errors_are_traced_and_read_back() {
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("data_label".into(), Value::from("retrieved_book_1"));
+        let request = CallToolRequestParams::new("sort_data").with_arguments(arguments);
+        let started_at = DateTime::parse_from_rfc3339("2026-05-30T09:12:03.25Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let response = Err(ErrorData::internal_error("the session is gone", None));
+        let record = call_record(&request, &response, started_at, 1.5);
+        let line = serde_json::to_value(TraceLine::Call(record.clone())).unwrap();
+        assert_eq!(
+            line,
+            serde_json::json!({
+                "type": "call", "tool": "sort_data",
+                "arguments": {"data_label": "retrieved_book_1"},
+                "text": null, "is_error": true,
+                "error": {"code": -32603, "message": "the session is gone"},
+                "started_at": "2026-05-30T09:12:03.250000Z", "duration_ms": 1.5,
+            })
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let header = r#"{"type":"session","session_id":"s","capability":1,"domains":["library"],"started_at":"t","vakra_version":"0"}"#;
+        std::fs::write(&path, format!("{header}\n{line}\n")).unwrap();
+        assert_eq!(Trace::read(&path).unwrap().calls, vec![record]);
+    }
+
     #[test]
     fn bad_trace_files_are_reported_with_their_line() {
         let dir = tempfile::tempdir().unwrap();

@@ -404,3 +404,53 @@ pub fn raw_get(base: &str, target: &str) -> (u16, String) {
         format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes(),
     )
 }
+
+/// The demo benchmark split (`demo/tasks`), the evaluator's ground truth in the tests.
+pub fn demo_split() -> PathBuf {
+    repo_root().join("demo/tasks")
+}
+
+/// The demo split's ground-truth output records of one capability folder and domain.
+pub fn demo_ground_truth(capability_dir: &str, domain: &str) -> Vec<serde_json::Value> {
+    let path = demo_split()
+        .join(capability_dir)
+        .join("output")
+        .join(format!("{domain}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Runs `vakra eval` of `predictions` against the demo split on `root`, which must succeed;
+/// returns its stdout and the report.
+pub fn run_eval(root: &Path, predictions: &Path, extra: &[&str]) -> (String, serde_json::Value) {
+    let out = tempfile::tempdir().unwrap();
+    let report = out.path().join("report.json");
+    let output = output_ok(
+        vakra()
+            .args(["eval", "--quiet", "--ground-truth"])
+            .arg(demo_split())
+            .arg("--predictions")
+            .arg(predictions)
+            .arg("--root")
+            .arg(root)
+            .arg("--report")
+            .arg(&report)
+            .args(extra),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let report = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    (stdout, report)
+}
+
+/// One sample of a report, by capability and uuid.
+pub fn report_sample<'a>(
+    report: &'a serde_json::Value,
+    capability: &str,
+    uuid: &str,
+) -> &'a serde_json::Value {
+    report["capabilities"][capability]["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["uuid"] == uuid)
+        .unwrap_or_else(|| panic!("no sample {uuid} in capability {capability}"))
+}
