@@ -5,7 +5,9 @@
 // PLAN_JSON: [{"capability": 2, "domain": "library", "screenshot": "name.png",
 //              "calls": [{"tool": "...", "fields": {"arg": "value typed or option chosen"}}]}]
 // Output: {"sessions": [{"sessionId", "toolsAtStart", "calls": [{"tool", "arguments", "text",
-//          "isError", "flag", "toolsAfter"}], "screenshot"}], "consoleErrors": [...]}
+//          "isError", "flag", "toolsAfter", "description", "schema"}], "screenshot"}],
+//          "consoleErrors": [...]}
+// ("description" and "schema" are the tool's description and input-schema panes as shown.)
 import { launch } from "./launch.mjs";
 import { join } from "node:path";
 
@@ -44,6 +46,8 @@ try {
     for (const call of step.calls) {
       await page.click(`#tools button[data-tool="${call.tool}"]`);
       await page.waitForSelector(`#tool-name:text-is("${call.tool}")`);
+      const description = await page.textContent("#tool-description");
+      const schema = JSON.parse(await page.textContent("#tool-schema"));
       for (const [name, value] of Object.entries(call.fields || {})) {
         const input = page.locator(`[name="arg-${name}"]`);
         if ((await input.evaluate((e) => e.tagName)) === "SELECT") {
@@ -67,6 +71,8 @@ try {
         flag: await page.textContent("#result-flag"),
         status: await page.textContent("#status"),
         toolsAfter: await toolNames(),
+        description,
+        schema,
       });
     }
     if (step.screenshot) {

@@ -1,8 +1,8 @@
 //! The tools explorer of `vakra serve`: its routes and listing over plain HTTP, and a click
 //! through in headless Chromium (capability 2, and capability 1's `get_data` followed by tools
-//! that only the refreshed listing has), whose result texts, `isError` flags and tool lists must
-//! equal what an MCP client gets from the same server and what the session's trace recorded.
-//! Screenshots go to the target directory.
+//! that only the refreshed listing has), whose tool panes (description, input schema), result
+//! texts, `isError` flags and tool lists must equal what an MCP client gets from the same server
+//! and what the session's trace recorded. Screenshots go to the target directory.
 //!
 //! The browser part needs Chromium and `tests/browser/node_modules` (`make browser`); without
 //! them it is skipped, unless `VAKRA_REQUIRE_BROWSER` is set (as `make test` does).
@@ -180,6 +180,25 @@ async fn a_call_through_the_page_shows_what_an_agent_gets() {
             .zip(seen["calls"].as_array().unwrap())
         {
             let tool = call["tool"].as_str().unwrap();
+            // the panes show the tool as the session lists it before the call
+            let listed = client.list_all_tools().await.unwrap();
+            let listed = listed.iter().find(|t| t.name == tool).unwrap();
+            let description = listed.description.as_deref().unwrap_or_default();
+            let description = if description.is_empty() {
+                "(no description)"
+            } else {
+                description
+            };
+            assert_eq!(
+                shown["description"],
+                json!(description),
+                "{tool}: description"
+            );
+            assert_eq!(
+                shown["schema"],
+                Value::Object((*listed.input_schema).clone()),
+                "{tool}: input schema"
+            );
             let arguments = shown["arguments"].clone();
             let (text, is_error) = call_tool(&client, tool, arguments.clone()).await;
             assert_eq!(
