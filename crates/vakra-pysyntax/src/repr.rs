@@ -1,5 +1,5 @@
-//! CPython's `repr` of str, bytes and float constants, and the quote
-//! selection `ast.unparse` uses inside f-strings.
+//! CPython's `repr` of str and bytes constants, and the quote selection
+//! `ast.unparse` uses inside f-strings (floats are `vakra_pyjson::float_repr`).
 
 use crate::printable::is_printable;
 
@@ -80,69 +80,6 @@ pub(crate) fn repr_bytes(bytes: &[u8]) -> String {
     out
 }
 
-/// `repr(x)` of a float, with the shortest digits that round-trip:
-/// positional between 1e-4 and 1e16 (`20.0`, `0.0001`), scientific
-/// otherwise (`1e-05`, `1e+16`), `inf` and `nan` for non-finite values.
-pub(crate) fn repr_float(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".to_owned();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.to_owned();
-    }
-    // `{:e}` finds how many digits are needed to round-trip, but among
-    // equally short candidates it does not always pick the closest one, as
-    // Python does; exact formatting at that precision does.
-    let shortest = format!("{x:e}");
-    let needed = shortest
-        .split('e')
-        .next()
-        .unwrap_or("")
-        .bytes()
-        .filter(u8::is_ascii_digit)
-        .count();
-    let sci = format!("{x:.*e}", needed.saturating_sub(1));
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let mut out = sign.to_owned();
-    if !(-4..16).contains(&exponent) {
-        let (first, rest) = digits.split_at(digits.len().min(1));
-        out.push_str(first);
-        if !rest.is_empty() {
-            out.push('.');
-            out.push_str(rest);
-        }
-        let exp_sign = if exponent < 0 { '-' } else { '+' };
-        out.push_str(&format!("e{exp_sign}{:02}", exponent.unsigned_abs()));
-    } else if exponent < 0 {
-        out.push_str("0.");
-        for _ in 1..exponent.unsigned_abs() {
-            out.push('0');
-        }
-        out.push_str(&digits);
-    } else {
-        let int_len = exponent.unsigned_abs() as usize + 1;
-        if digits.len() <= int_len {
-            out.push_str(&digits);
-            for _ in digits.len()..int_len {
-                out.push('0');
-            }
-            out.push_str(".0");
-        } else {
-            let (int_part, frac_part) = digits.split_at(int_len);
-            out.push_str(int_part);
-            out.push('.');
-            out.push_str(frac_part);
-        }
-    }
-    out
-}
-
 /// CPython's `_Unparser._str_literal_helper`: escapes `s` for use inside
 /// one of `quote_types` (escaping `\n` and `\t` only when
 /// `escape_special_whitespace`), and returns the escaped text with the
@@ -220,29 +157,6 @@ fn repr_fallback(s: &str, quote_types: &[&'static str]) -> (String, Vec<&'static
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn floats_match_python_repr() {
-        let cases = [
-            (1e-5, "1e-05"),
-            (20.0, "20.0"),
-            (1e16, "1e+16"),
-            (1e15, "1000000000000000.0"),
-            (0.0001, "0.0001"),
-            (0.1, "0.1"),
-            (1.5e-7, "1.5e-07"),
-            (123456789012345678.0, "1.2345678901234568e+17"),
-            (0.0, "0.0"),
-            (-2.5, "-2.5"),
-            (1e300, "1e+300"),
-            (99.99880981445312, "99.99880981445312"),
-            (5e-324, "5e-324"),
-            (1.7976931348623157e308, "1.7976931348623157e+308"),
-        ];
-        for (value, expected) in cases {
-            assert_eq!(repr_float(value), expected);
-        }
-    }
 
     #[test]
     fn strings_match_python_repr() {

@@ -14,8 +14,8 @@ use crate::ast::{
     Keyword, Param, UnaryOp,
 };
 use crate::repr::{
-    ALL_QUOTES, push_literal_escaped, push_repr_body, quote_choices, repr_bytes, repr_float,
-    repr_str, str_literal_helper,
+    ALL_QUOTES, push_literal_escaped, push_repr_body, quote_choices, repr_bytes, repr_str,
+    str_literal_helper,
 };
 
 /// Operator precedence levels of `ast._Precedence`, lowest first.
@@ -344,7 +344,7 @@ impl Unparser {
             Constant::Int(value) => self.out.push_str(&value.to_string()),
             Constant::BigInt(digits) => self.out.push_str(digits),
             Constant::Float(value) => {
-                let repr = repr_float(*value)
+                let repr = vakra_pyjson::float_repr(*value)
                     .replace("inf", INFINITY)
                     .replace("nan", &format!("({INFINITY}-{INFINITY})"));
                 self.out.push_str(&repr);
