@@ -175,18 +175,7 @@ fn numeric_sort(keys: &Column, rows: &mut Vec<u32>, ascending: bool) {
 fn object_sort(keys: &Column, present: Vec<u32>, ascending: bool) -> Result<Vec<u32>, ToolError> {
     let all = |f: fn(&Cell) -> bool| present.iter().all(|&r| f(keys.get(r as usize)));
     if all(|c| matches!(c, Cell::Str(_))) || all(|c| matches!(c, Cell::Bytes(_))) {
-        let mut rows = present;
-        let cmp = |a: &u32, b: &u32| match (&keys.get(*a as usize), &keys.get(*b as usize)) {
-            (Cell::Str(x), Cell::Str(y)) => x.cmp(y),
-            (Cell::Bytes(x), Cell::Bytes(y)) => x.as_ref().cmp(y.as_ref()),
-            _ => Ordering::Equal,
-        };
-        if ascending {
-            rows.sort_by(cmp);
-        } else {
-            rows.sort_by(|a, b| cmp(b, a));
-        }
-        return Ok(rows);
+        return Ok(byte_string_order(keys, present, ascending));
     }
     if all(|c| c.as_num().is_some()) {
         let mut rows = present;
@@ -210,4 +199,93 @@ fn object_sort(keys: &Column, present: Vec<u32>, ascending: bool) -> Result<Vec<
         sorted.reverse();
     }
     Ok(sorted)
+}
+
+/// The bytes a `str` or `bytes` cell compares by: Python orders `str` by code point, which is
+/// the byte order of UTF-8.
+fn comparable_bytes(cell: &Cell) -> &[u8] {
+    match cell {
+        Cell::Str(s) => s.as_bytes(),
+        Cell::Bytes(b) => b,
+        _ => &[],
+    }
+}
+
+/// A stable sort of rows whose keys are all `str` or all `bytes`. Each row gets its key's first
+/// eight bytes as a big-endian integer and its length (capped at nine), so most comparisons
+/// are settled without reading the cells; only keys that share eight bytes are compared in
+/// full. Ties go by row, which makes the order total and so the same as a stable sort's, in
+/// both directions (pandas keeps equal keys in their original order when descending too).
+fn byte_string_order(keys: &Column, rows: Vec<u32>, ascending: bool) -> Vec<u32> {
+    const PREFIX: usize = 8;
+    let mut keyed: Vec<(u64, u8, u32)> = rows
+        .into_iter()
+        .map(|row| {
+            let bytes = comparable_bytes(keys.get(row as usize));
+            let mut prefix = [0u8; PREFIX];
+            let n = bytes.len().min(PREFIX);
+            prefix[..n].copy_from_slice(&bytes[..n]);
+            let length = u8::try_from(bytes.len().min(PREFIX + 1)).unwrap_or(u8::MAX);
+            (u64::from_be_bytes(prefix), length, row)
+        })
+        .collect();
+    keyed.sort_unstable_by(|a, b| {
+        let by_key = a.0.cmp(&b.0).then_with(|| {
+            if a.1 <= PREFIX as u8 && b.1 <= PREFIX as u8 {
+                // both keys are whole in their prefixes: the shorter one is a prefix of the other
+                a.1.cmp(&b.1)
+            } else {
+                let x = comparable_bytes(keys.get(a.2 as usize));
+                let y = comparable_bytes(keys.get(b.2 as usize));
+                x.cmp(y)
+            }
+        });
+        let by_key = if ascending { by_key } else { by_key.reverse() };
+        by_key.then(a.2.cmp(&b.2))
+    });
+    keyed.into_iter().map(|(_, _, row)| row).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys made to defeat the prefix shortcut: shared eight-byte prefixes, NUL bytes (the
+    /// prefix's padding), lengths around eight, multibyte characters, many duplicates.
+    fn awkward_keys(n: usize) -> Vec<String> {
+        let pieces = [
+            "", "a", "\0", "ab", "abcdefgh", "abcdefg", "é", "ä¸­", "z", "ab\0",
+        ];
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        (0..n)
+            .map(|_| {
+                let mut key = String::new();
+                for _ in 0..3 {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    key.push_str(pieces[(state % pieces.len() as u64) as usize]);
+                }
+                key
+            })
+            .collect()
+    }
+
+    #[test]
+    fn string_keys_sort_as_a_stable_sort_does_in_both_directions() {
+        let keys = awkward_keys(3000);
+        let cells = keys.iter().map(|k| Cell::Str(k.as_str().into())).collect();
+        let column = Column::new("k", cells);
+        let rows: Vec<u32> = (0..keys.len() as u32).collect();
+        for ascending in [true, false] {
+            let mut expected = rows.clone();
+            if ascending {
+                expected.sort_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]));
+            } else {
+                expected.sort_by(|&a, &b| keys[b as usize].cmp(&keys[a as usize]));
+            }
+            let got = byte_string_order(&column, rows.clone(), ascending);
+            assert_eq!(got, expected, "ascending: {ascending}");
+        }
+    }
 }
