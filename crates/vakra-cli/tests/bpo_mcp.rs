@@ -490,6 +490,119 @@ async fn listing_and_bad_input() {
     client.cancel().await.unwrap();
 }
 
+/// The tool descriptions of the importer's `bpo` fixture (`crates/vakra-import/tests/fixtures/bpo`,
+/// prose written for vakra-rs) as FastMCP 2.x lists them: the cleaned docstrings of the decorated
+/// functions, whole; a tool without docstring, and every tool the fixture does not declare, has
+/// an empty description.
+const FIXTURE_DESCRIPTIONS: [(&str, &str); 4] = [
+    (
+        "candidate_source_sla_per_source",
+        "Tells, channel by channel, how often applicants were looked at before the deadline.\n\n\
+         Args:\n    requisition_id: The opening whose look-alikes are counted, such as \"05958BR\".\n\n\
+         Returns:\n    One share per channel, the slowest channel first.",
+    ),
+    (
+        "candidate_source_candidate_volume_by_source",
+        "Counts applicants per channel over the look-alike openings.\n\nArgs:\n    \
+         requisition_id: The opening to start from.\n    sources: Channels to keep (spelled \
+         exactly);\n        every channel when left out.\n\nReturns:\n    The counts, each with \
+         its share of all applicants.",
+    ),
+    (
+        "skills_successful_posting_criteria",
+        "Thresholds a posting has to meet to count as a success.",
+    ),
+    (
+        "skills_skill_impact_sla",
+        "Compares review punctuality with and without one skill.\n\nArgs:\n    requisition_id: \
+         The opening to start from.\n    skill_name: The skill to split applicants by.",
+    ),
+];
+
+/// `vakra import` on a checkout made of the importer's `bpo` fixture (server and schema source
+/// with this project's docstrings) and the reference's BPO data files writes a data root whose
+/// BPO domain lists the fixture's descriptions, tool and model ones, and answers calls.
+#[tokio::test]
+async fn an_imported_root_serves_the_checkouts_descriptions() {
+    use std::os::unix::fs::symlink;
+    let fixture = repo_root().join("crates/vakra-import/tests/fixtures/bpo/environment");
+    let checkout = tempfile::tempdir().unwrap();
+    let environment = checkout.path().join("environment");
+    std::fs::create_dir_all(environment.join("bpo/data")).unwrap();
+    symlink(fixture.join("m3"), environment.join("m3")).unwrap();
+    for part in ["mcp", "api"] {
+        symlink(
+            fixture.join("bpo").join(part),
+            environment.join("bpo").join(part),
+        )
+        .unwrap();
+    }
+    for file in ["candidate_data.parquet", "large_response_fixture.json"] {
+        symlink(
+            reference_dir().join(file),
+            environment.join("bpo/data").join(file),
+        )
+        .unwrap();
+    }
+    let root = tempfile::tempdir().unwrap();
+    common::output_ok(
+        common::vakra()
+            .args(["import", "--vakra-repo"])
+            .arg(checkout.path())
+            .arg("--out")
+            .arg(root.path()),
+    );
+
+    let client = stdio_client(root.path()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 32);
+    for tool in &tools {
+        let expected = FIXTURE_DESCRIPTIONS
+            .iter()
+            .find(|(name, _)| *name == tool.name)
+            .map_or("", |(_, text)| text);
+        assert_eq!(
+            tool.description.as_deref().unwrap_or_default(),
+            expected,
+            "{}",
+            tool.name
+        );
+    }
+    // Model descriptions: the documented classes carry theirs, the undocumented one none.
+    let sla = tools
+        .iter()
+        .find(|t| t.name == "candidate_source_sla_per_source")
+        .unwrap();
+    let schema = Value::Object((*sla.output_schema.clone().expect("an output schema")).clone());
+    let variants = &schema["properties"]["result"]["anyOf"];
+    assert_eq!(
+        variants[0]["description"],
+        "Review punctuality of every channel.\n\n    Ordered from the least to the most punctual."
+    );
+    assert_eq!(
+        variants[0]["properties"]["metrics"]["items"]["description"],
+        "One channel and the share of its applicants reviewed in time."
+    );
+    assert!(variants[1].get("properties").is_some() && variants[1].get("description").is_none());
+
+    // A call answers from the copied data (spec §5.3's vector for 05958BR).
+    let reply = call(
+        &client,
+        "candidate_source_sla_per_source",
+        args(json!({"requisition_id": "05958BR"})),
+    )
+    .await;
+    assert!(!reply.is_error, "{reply:?}");
+    let value: Value = serde_json::from_str(reply.text.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        value["metrics"][0],
+        json!({"source_name": "CyberSec Jobs", "sla_percentage": 67})
+    );
+    assert_eq!(value["metrics"].as_array().map(Vec::len), Some(7));
+    assert_eq!(reply.structured_content, Some(json!({ "result": value })));
+    client.cancel().await.unwrap();
+}
+
 #[test]
 fn a_root_without_bpo_data_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
