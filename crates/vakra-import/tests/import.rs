@@ -1041,6 +1041,11 @@ fn importing_twice_into_one_root_gives_the_same_files() {
 #[test]
 fn the_reference_checkout_imports_completely() {
     let Some(repo) = std::env::var_os("VAKRA_REF") else {
+        let required = std::env::var("VAKRA_REQUIRE_REF").is_ok_and(|v| !v.is_empty() && v != "0");
+        assert!(
+            !required,
+            "VAKRA_REQUIRE_REF is set but VAKRA_REF does not name a reference checkout"
+        );
         eprintln!("VAKRA_REF is not set: skipping the reference checkout import");
         return;
     };
