@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Runs ../shared/conformance/run.sh against this checkout's release build, with a Python
 # environment for its probes. Needs VAKRA_REF (a checkout of the reference repository).
+#
+# Then the BPO comparison: the reference's BPO server (FastMCP 2.14) answers a broad set of calls,
+# recorded by crates/vakra-bpo/tests/reference/record_goldens.py into a temporary folder (the
+# recording is derived from the reference's code and data, so it never enters the repository),
+# and crates/vakra-bpo's listing and reference_goldens tests compare every tool listing and answer
+# with it. VAKRA_REQUIRE_REF=1 makes those tests fail, not skip, when an input is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VAKRA_REF:?set VAKRA_REF to a checkout of IBM/vakra}"
@@ -11,3 +17,19 @@ if [[ ! -x $venv/bin/python ]]; then
   "$venv/bin/pip" install --quiet -r "$shared/conformance/tools/requirements.txt"
 fi
 VAKRA_BIN=target/release/vakra PYTHON=$venv/bin/python bash "$shared/conformance/run.sh"
+
+# --- BPO (capability 3, domain bpo) -------------------------------------------------------------
+# The reference's BPO requirements are unpinned; the comparison targets FastMCP 2.x with the
+# pandas 2 line (docs/compatibility.md).
+bpo_venv=${BPO_GOLDENS_VENV:-.venv-bpo-goldens}
+if [[ ! -x $bpo_venv/bin/python ]]; then
+  python3 -m venv "$bpo_venv"
+  "$bpo_venv/bin/pip" install --quiet 'fastmcp>=2.14,<2.15' 'pandas>=2.3,<3' pyarrow loguru \
+    rapidfuzz fastapi
+fi
+goldens=$(mktemp -d)
+trap 'rm -rf "$goldens"' EXIT
+VAKRA_REF=$VAKRA_REF "$bpo_venv/bin/python" crates/vakra-bpo/tests/reference/record_goldens.py \
+  "$goldens/bpo_goldens.json"
+VAKRA_REQUIRE_REF=1 VAKRA_BPO_GOLDENS=$goldens/bpo_goldens.json \
+  cargo test -p vakra-bpo --test listing --test reference_goldens -- --nocapture

@@ -1,6 +1,7 @@
 //! The tool list FastMCP 2.x shows for the reference server: 32 tools in declaration order,
 //! with its schema conventions, described by the data folder's descriptions file (the reference's
-//! when `VAKRA_REF` names a checkout, the demo's otherwise).
+//! when `VAKRA_REF` names a checkout, the demo's otherwise; with `VAKRA_REQUIRE_REF` set, a
+//! missing `VAKRA_REF` fails these tests instead).
 
 mod common;
 

@@ -67,15 +67,20 @@ pub(crate) fn docstring(body: &[Stmt]) -> Option<String> {
     }
 }
 
-/// Python's `inspect.cleandoc`: tabs expanded, the common indentation of all lines but the first
-/// removed, the first line's leading blanks removed, leading and trailing empty lines dropped.
+/// Python's `inspect.cleandoc` (Python 3.11): tabs expanded, the common indentation of all lines
+/// but the first removed, the first line's leading blanks removed, leading and trailing empty
+/// lines dropped. Indentation is counted in characters and a blank is whatever Python's
+/// `str.isspace` accepts (Unicode spaces such as U+3000 included), as `str.lstrip` and the
+/// slicing in Python do.
 pub fn cleandoc(doc: &str) -> String {
     let expanded: Vec<String> = doc.split('\n').map(expand_tabs).collect();
     let margin = expanded
         .iter()
         .skip(1)
-        .filter(|l| !l.trim_start().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
+        .filter_map(|l| {
+            let content = l.trim_start_matches(is_py_space);
+            (!content.is_empty()).then(|| l.chars().count() - content.chars().count())
+        })
         .min()
         .unwrap_or(0);
     let mut lines: Vec<String> = expanded
@@ -83,7 +88,7 @@ pub fn cleandoc(doc: &str) -> String {
         .enumerate()
         .map(|(i, l)| {
             if i == 0 {
-                l.trim_start().to_owned()
+                l.trim_start_matches(is_py_space).to_owned()
             } else {
                 l.chars().skip(margin).collect()
             }
@@ -99,14 +104,32 @@ pub fn cleandoc(doc: &str) -> String {
     lines[first..].join("\n")
 }
 
+/// Python's `str.isspace` for one character: Unicode `White_Space` plus the information
+/// separators U+001C–U+001F.
+fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python's `str.expandtabs()` for one line: tab stops every 8 columns, the column counted in
+/// characters and reset by a carriage return.
 fn expand_tabs(line: &str) -> String {
     let mut out = String::new();
+    let mut column = 0;
     for c in line.chars() {
-        if c == '\t' {
-            let pad = 8 - out.chars().count() % 8;
-            out.extend(std::iter::repeat_n(' ', pad));
-        } else {
-            out.push(c);
+        match c {
+            '\t' => {
+                let pad = 8 - column % 8;
+                out.extend(std::iter::repeat_n(' ', pad));
+                column += pad;
+            }
+            '\r' => {
+                out.push(c);
+                column = 0;
+            }
+            _ => {
+                out.push(c);
+                column += 1;
+            }
         }
     }
     out
@@ -129,5 +152,29 @@ mod tests {
         );
         assert_eq!(cleandoc("\tTabbed\n\tline"), "Tabbed\nline");
         assert_eq!(cleandoc(""), "");
+    }
+
+    /// Indentation made of multi-byte blanks is measured in characters, as Python slices
+    /// (expected values from Python 3.11's `inspect.cleandoc`).
+    #[test]
+    fn cleandoc_counts_non_ascii_indentation_in_characters() {
+        assert_eq!(
+            cleandoc(
+                "First.\n\u{3000}\u{3000}Two ideographic spaces.\n\u{3000}\u{3000}\u{3000}Three."
+            ),
+            "First.\nTwo ideographic spaces.\n\u{3000}Three."
+        );
+        assert_eq!(cleandoc("x\n\u{a0}\u{a0}a\n    b"), "x\na\n  b");
+        assert_eq!(
+            cleandoc("\u{2003} Lead\n\u{2003}\u{2003}deep\n\u{2003}less"),
+            "Lead\n\u{2003}deep\nless"
+        );
+        // Python's `isspace` also accepts the information separators.
+        assert_eq!(
+            cleandoc("x\n\u{1c}\u{1c}A\n\u{1c}\u{1c}\u{1c}B"),
+            "x\nA\n\u{1c}B"
+        );
+        // A carriage return restarts the tab column.
+        assert_eq!(cleandoc("a\n\tb\r\tc\n        d"), "a\nb\r        c\nd");
     }
 }

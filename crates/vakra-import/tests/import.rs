@@ -752,6 +752,80 @@ fn a_checkout_with_every_data_file_reports_none_missing() {
     assert!(out.path().join("tool_checksums.json").is_file());
 }
 
+// --- BPO descriptions ---------------------------------------------------------------------------
+
+/// The `bpo` fixture's descriptions: what Python 3.11's `ast.get_docstring` (`inspect.cleandoc`,
+/// as FastMCP and pydantic use) gives for its decorated tools, in declaration order, and for its
+/// documented classes (see the fixture's README).
+fn bpo_fixture_descriptions() -> serde_json::Value {
+    json!({
+        "tools": [
+            {
+                "name": "candidate_source_sla_per_source",
+                "description": "Tells, channel by channel, how often applicants were looked at before the deadline.\n\nArgs:\n    requisition_id: The opening whose look-alikes are counted, such as \"05958BR\".\n\nReturns:\n    One share per channel, the slowest channel first."
+            },
+            {
+                "name": "candidate_source_candidate_volume_by_source",
+                "description": "Counts applicants per channel over the look-alike openings.\n\nArgs:\n    requisition_id: The opening to start from.\n    sources: Channels to keep (spelled exactly);\n        every channel when left out.\n\nReturns:\n    The counts, each with its share of all applicants."
+            },
+            {
+                "name": "skills_successful_posting_criteria",
+                "description": "Thresholds a posting has to meet to count as a success."
+            },
+            {"name": "skills_skill_summary", "description": null},
+            {
+                "name": "skills_skill_impact_sla",
+                "description": "Compares review punctuality with and without one skill.\n\nArgs:\n    requisition_id: The opening to start from.\n    skill_name: The skill to split applicants by."
+            }
+        ],
+        "models": {
+            "SLAMetric": "One channel and the share of its applicants reviewed in time.",
+            "SLAPerSourceResponse": "Review punctuality of every channel.\n\n    Ordered from the least to the most punctual."
+        }
+    })
+}
+
+/// `vakra import` writes `bpo/descriptions.json` from the BPO server's and schemas' source:
+/// decorated tools only, undocumented ones as `null`, documented classes only.
+#[test]
+fn bpo_descriptions_are_written_from_the_server_source() {
+    let (out, report) = import_fresh(&fixture("bpo"));
+    assert!(
+        report
+            .data_files
+            .iter()
+            .any(|f| f == "bpo/descriptions.json"),
+        "{:?}",
+        report.data_files
+    );
+    let path = out.path().join("bpo/descriptions.json");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("descriptions.json"))
+            .expect("JSON");
+    assert_eq!(written, bpo_fixture_descriptions());
+}
+
+/// Without a BPO server no descriptions file is written; a server that does not parse is an
+/// error naming it.
+#[test]
+fn bpo_descriptions_need_a_parsable_server() {
+    let (out, report) = import_fresh(&fixture("odd"));
+    assert!(!out.path().join("bpo/descriptions.json").exists());
+    assert!(!report.data_files.iter().any(|f| f.contains("descriptions")));
+
+    let repo = tempfile::tempdir().expect("temp dir");
+    copy_dir(&fixture("bpo"), repo.path());
+    let server = repo.path().join(vakra_import::docstrings::BPO_SERVER);
+    write(&server, "@mcp.tool()\ndef broken(:\n    pass\n");
+    let out = tempfile::tempdir().expect("temp dir");
+    let error = import_error(&options(repo.path(), out.path(), None));
+    assert!(matches!(error, ImportError::Parse { .. }), "{error:?}");
+    assert!(
+        error.to_string().contains("environment/bpo/mcp/server.py"),
+        "{error}"
+    );
+}
+
 // --- dataset linking ----------------------------------------------------------------------------
 
 /// A dataset folder with two databases, a badly named one, documents and tasks.
@@ -967,6 +1041,11 @@ fn importing_twice_into_one_root_gives_the_same_files() {
 #[test]
 fn the_reference_checkout_imports_completely() {
     let Some(repo) = std::env::var_os("VAKRA_REF") else {
+        let required = std::env::var("VAKRA_REQUIRE_REF").is_ok_and(|v| !v.is_empty() && v != "0");
+        assert!(
+            !required,
+            "VAKRA_REQUIRE_REF is set but VAKRA_REF does not name a reference checkout"
+        );
         eprintln!("VAKRA_REF is not set: skipping the reference checkout import");
         return;
     };

@@ -19,10 +19,31 @@ pub fn reference_dir() -> PathBuf {
     ))
 }
 
+/// Whether `VAKRA_REQUIRE_REF` is set (to anything but an empty string or `0`): the checks that
+/// need reference inputs (`VAKRA_REF`, `VAKRA_BPO_GOLDENS`) then fail when those are missing
+/// instead of being skipped, as `scripts/conformance.sh` runs them.
+pub fn reference_required() -> bool {
+    std::env::var("VAKRA_REQUIRE_REF").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Skips a reference-gated check (saying why on stderr), or fails it under
+/// `VAKRA_REQUIRE_REF`.
+#[track_caller]
+pub fn skip_without_reference(why: &str) {
+    assert!(!reference_required(), "VAKRA_REQUIRE_REF is set but {why}");
+    eprintln!("skipped: {why}");
+}
+
 /// The reference's descriptions file as `vakra import` builds it, from the checkout `VAKRA_REF`
-/// names; `None` when it is not set.
+/// names; `None` when it is not set (a failure under `VAKRA_REQUIRE_REF`).
 pub fn reference_descriptions() -> Option<Value> {
-    let checkout = std::env::var_os("VAKRA_REF")?;
+    let Some(checkout) = std::env::var_os("VAKRA_REF") else {
+        assert!(
+            !reference_required(),
+            "VAKRA_REQUIRE_REF is set but VAKRA_REF does not name a reference checkout"
+        );
+        return None;
+    };
     let texts = vakra_import::docstrings::bpo_texts(Path::new(&checkout))
         .expect("read the reference's BPO descriptions")
         .expect("VAKRA_REF has no BPO server");
