@@ -432,6 +432,44 @@ fn validate_checks_the_submission_format() {
     );
     let output = vakra().arg("validate").output().unwrap();
     assert!(!output.status.success(), "nothing to validate is an error");
+    // As the reference's argparse choices: capabilities 1 to 4 only.
+    for bad in ["0", "5"] {
+        let output = vakra().args(["validate", "-c", bad]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("1..=4"), "{stderr}");
+    }
+    let runs = tempfile::tempdir().unwrap();
+    let run = runs.path().join("capability_4_nov_24");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::copy(&good, run.join("library.json")).unwrap();
+    let output = vakra()
+        .args(["validate", "-c", "4", "--output-dir"])
+        .arg(runs.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    // Python's json reads NaN; pydantic accepts it as a float and names the model of a
+    // non-object turn.
+    std::fs::write(
+        &bad,
+        r#"[{"uuid": "u", "domain": "d", "status": "success", "error": "", "duration_s": NaN,
+             "output": ["turn"]}]"#,
+    )
+    .unwrap();
+    let output = vakra().arg("validate").arg(&bad).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("[output -> 0]: Input should be a valid dictionary or instance of Turn")
+            && !stdout.contains("duration_s")
+            && !stdout.contains("Invalid JSON"),
+        "{stdout}"
+    );
 }
 
 #[tokio::test]
