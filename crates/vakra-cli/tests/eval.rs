@@ -610,7 +610,7 @@ async fn the_html_report_renders_in_chromium() {
         predictions.path().to_owned(),
         html.clone(),
     );
-    tokio::task::spawn_blocking(move || {
+    let (_, report) = tokio::task::spawn_blocking(move || {
         eval(&root_path, &preds, &["--html", html_arg.to_str().unwrap()])
     })
     .await
@@ -648,9 +648,37 @@ async fn the_html_report_renders_in_chromium() {
         weather_low < library_high && library_high > 100.0,
         "{bars:?}"
     );
+    // One domain table per capability, listing the report's domains.
+    let tables = page["domainTables"].as_array().unwrap();
+    assert_eq!(tables.len(), 4, "{tables:?}");
+    for table in tables {
+        let n = table["section"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("capability-");
+        let domains: Vec<&String> = report["capabilities"][n]["domains"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(table["rows"], json!(domains));
+    }
+    // The picture, decoded: the page is drawn (a good share of pixels is not background), and
+    // the bars are painted in the bar colour over (nearly) all of their area.
+    let picture = &page["picture"];
+    assert_eq!(page["barColour"], "rgb(47, 122, 229)");
     assert!(
-        page["screenshotBytes"].as_u64().unwrap() > 20_000,
-        "a blank page is smaller"
+        picture["nonBackgroundShare"].as_f64().unwrap() > 0.05,
+        "{picture}"
+    );
+    let bar_area: f64 = bars
+        .iter()
+        .map(|b| b["width"].as_f64().unwrap() * b["height"].as_f64().unwrap())
+        .sum();
+    let painted = picture["barColourPixels"].as_f64().unwrap();
+    assert!(
+        bar_area > 10_000.0 && painted >= 0.95 * bar_area && painted <= 1.05 * bar_area,
+        "{painted} bar-coloured pixels for {bar_area} px² of bars"
     );
 }
 
