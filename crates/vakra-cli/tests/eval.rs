@@ -1,6 +1,8 @@
 //! `vakra eval` and `vakra validate` end to end on the demo split (demo/tasks): the oracle run,
-//! wrong and malformed predictions, an LLM judge stand-in on loopback, replay against a server
-//! command, and the HTML report rendered in headless Chromium.
+//! wrong and malformed predictions, legacy operation ids and map files, capability-4 weighting
+//! and the breakdowns, normalized exact match, an LLM judge stand-in on loopback (answering or
+//! failing), replay against a server command or URL, slow, silent and dying servers, and the
+//! HTML report rendered in headless Chromium.
 
 mod common;
 
@@ -913,10 +915,12 @@ fn legacy_operation_ids_are_translated_through_the_reference_map_file() {
         predictions.path(),
         "capability_2_dashboard_apis",
         "library",
+        // A second call with an argument the tool refuses: an error answer (isError).
         &json!([prediction(
             uuid,
             0,
-            json!([{"name": legacy, "arguments": {"branch_id": 8}}]),
+            json!([{"name": legacy, "arguments": {"branch_id": 8}},
+                   {"name": "get_late_fees_by_member", "arguments": {"member_id": "eight"}}]),
             ""
         )]),
     );
@@ -938,8 +942,18 @@ fn legacy_operation_ids_are_translated_through_the_reference_map_file() {
     let s = sample(&mapped, "2", uuid);
     assert_eq!(s["score"], 1.0, "{s:#}");
     assert_eq!(s["judges"]["exact_match"]["score"], 1.0);
-    assert_eq!(s["problems"], json!([]));
-    assert_eq!(mapped["replay"]["prediction"]["unknown_tools"], 0);
+    let problems = s["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{s:#}");
+    assert!(
+        problems[0].as_str().unwrap().starts_with(
+            "prediction replay: get_late_fees_by_member: isError: Input validation error:"
+        ),
+        "{s:#}"
+    );
+    assert_eq!(
+        mapped["replay"]["prediction"],
+        json!({"calls": 2, "unknown_tools": 0, "error_results": 1, "failures": 0})
+    );
 
     let markdown = dir.path().join("report.md");
     let (_, unmapped) = eval(
@@ -959,7 +973,7 @@ fn legacy_operation_ids_are_translated_through_the_reference_map_file() {
     assert_eq!(unmapped["replay"]["prediction"]["unknown_tools"], 1);
     let markdown = std::fs::read_to_string(markdown).unwrap();
     assert!(
-        markdown.contains("prediction 1 calls: 1 to unknown tools, 0 error answers"),
+        markdown.contains("prediction 2 calls: 1 to unknown tools, 1 error answers, 0 without"),
         "{markdown}"
     );
 }
