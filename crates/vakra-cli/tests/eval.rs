@@ -1170,7 +1170,7 @@ fn a_server_that_exits_mid_session_is_reported() {
     std::fs::write(
         &script,
         r#"#!/bin/bash
-fifo="$(mktemp -d)/in"
+fifo="$(dirname "$0")/in-$$"
 mkfifo "$fifo"
 "$1" mcp --capability "$CAPABILITY_ID" --domain "$MCP_DOMAIN" --root "$2" < "$fifo" &
 server=$!
