@@ -86,8 +86,12 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 8)]
     jobs: usize,
     /// Seconds a replayed call (or opening a session) may take.
-    #[arg(long = "call-timeout-secs", default_value_t = 60.0)]
-    call_timeout_secs: f64,
+    #[arg(long = "call-timeout-secs", default_value = "60", value_parser = parse_timeout,
+          allow_negative_numbers = true)]
+    call_timeout_secs: Duration,
+    /// Write each sample's compared tool responses (both sides, scored turn) into the report.
+    #[arg(long = "include-responses")]
+    include_responses: bool,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -105,10 +109,6 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         args.predictions.is_dir(),
         "--predictions {}: not a folder",
         args.predictions.display()
-    );
-    anyhow::ensure!(
-        args.call_timeout_secs.is_finite() && args.call_timeout_secs > 0.0,
-        "--call-timeout-secs must be a positive number"
     );
     for capability in &args.capabilities {
         anyhow::ensure!(
@@ -167,9 +167,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         prompts: Prompts::load(&root).map_err(anyhow::Error::msg)?,
         legacy_operation_ids: operation_ids(args.operation_id_map.as_deref(), &root)?,
         jobs: args.jobs.max(1),
-        call_timeout: Duration::from_secs_f64(args.call_timeout_secs),
+        call_timeout: args.call_timeout_secs,
         fix_quirks: args.data.fix_quirks,
         progress: !args.quiet,
+        include_responses: args.include_responses,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -207,6 +208,20 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// A positive, finite number of seconds that a `Duration` can hold (`Duration::from_secs_f64`
+/// panics on the others).
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!("{text} is not a positive number of seconds"));
+    }
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("{text} seconds is more than a timeout can hold"))
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {

@@ -7,8 +7,9 @@ use vakra_eval::validate::{capability_dirs, collect_files, validate_file};
 pub struct ValidateArgs {
     /// Prediction files or folders to check.
     targets: Vec<PathBuf>,
-    /// Check every `capability_<N>_*` folder under --output-dir.
-    #[arg(short, long)]
+    /// Check every `capability_<N>_*` folder under --output-dir (N: 1–4, as the reference
+    /// allows).
+    #[arg(short, long, value_parser = clap::value_parser!(u8).range(1..=4))]
     capability: Option<u8>,
     /// Check every `capability_*` folder under --output-dir.
     #[arg(short, long)]

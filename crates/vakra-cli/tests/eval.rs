@@ -1,6 +1,8 @@
 //! `vakra eval` and `vakra validate` end to end on the demo split (demo/tasks): the oracle run,
-//! wrong and malformed predictions, an LLM judge stand-in on loopback, replay against a server
-//! command, and the HTML report rendered in headless Chromium.
+//! wrong and malformed predictions, legacy operation ids and map files, capability-4 weighting
+//! and the breakdowns, normalized exact match, an LLM judge stand-in on loopback (answering or
+//! failing), replay against a server command or URL, slow, silent and dying servers, and the
+//! HTML report rendered in headless Chromium.
 
 mod common;
 
@@ -44,12 +46,24 @@ fn oracle_predictions(into: &Path) {
 
 /// Runs `vakra eval`, which must succeed; returns its stdout and the report.
 fn eval(root: &Path, predictions: &Path, extra: &[&str]) -> (String, Value) {
+    let (output, report) = eval_split(&split(), root, predictions, extra);
+    (String::from_utf8_lossy(&output.stdout).into_owned(), report)
+}
+
+/// Runs `vakra eval` on a ground-truth split, which must succeed; returns its output and the
+/// report.
+fn eval_split(
+    split: &Path,
+    root: &Path,
+    predictions: &Path,
+    extra: &[&str],
+) -> (std::process::Output, Value) {
     let out = tempfile::tempdir().unwrap();
     let report = out.path().join("report.json");
     let output = output_ok(
         vakra()
             .args(["eval", "--quiet", "--ground-truth"])
-            .arg(split())
+            .arg(split)
             .arg("--predictions")
             .arg(predictions)
             .arg("--root")
@@ -58,9 +72,8 @@ fn eval(root: &Path, predictions: &Path, extra: &[&str]) -> (String, Value) {
             .arg(&report)
             .args(extra),
     );
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    (stdout, report)
+    (output, report)
 }
 
 fn sample<'a>(report: &'a Value, capability: &str, uuid: &str) -> &'a Value {
@@ -87,9 +100,63 @@ fn ground_truth_as_predictions_scores_100_on_every_capability() {
             markdown.to_str().unwrap(),
             "--html",
             html.to_str().unwrap(),
+            "--include-responses",
         ],
     );
     assert_eq!(report["leaderboard_score"], json!(100.0), "{stdout}");
+    // 100% must come from real answers, not from both sides failing alike: every replayed
+    // ground-truth response is the one its record stores (for retrievers, the stored
+    // documents' texts), and none is an error text.
+    let (mut compared, mut all_calls) = (0, 0);
+    for entry in std::fs::read_dir(split()).unwrap().flatten() {
+        let name = entry.file_name().into_string().unwrap();
+        let capability = &name["capability_".len()..][..1];
+        for file in std::fs::read_dir(entry.path().join("output"))
+            .unwrap()
+            .flatten()
+        {
+            let text = std::fs::read_to_string(file.path()).unwrap();
+            for record in serde_json::from_str::<Value>(&text)
+                .unwrap()
+                .as_array()
+                .unwrap()
+            {
+                let turns = record["output"].as_array().unwrap();
+                all_calls += turns
+                    .iter()
+                    .map(|t| t["sequence"]["tool_call"].as_array().unwrap().len())
+                    .sum::<usize>();
+                let turn = turns.last().unwrap();
+                let calls = turn["sequence"]["tool_call"].as_array().unwrap();
+                let stored = turn["sequence"]["tool_response"].as_array().unwrap();
+                let s = sample(&report, capability, record["uuid"].as_str().unwrap());
+                let replayed = s["responses"]["ground_truth"].as_array().unwrap();
+                assert_eq!(replayed.len(), stored.len(), "{s:#}");
+                for ((call, want), got) in calls.iter().zip(stored).zip(replayed) {
+                    let want = if call["name"].as_str().unwrap().contains("query_") {
+                        want.as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|document| document["text"].clone())
+                            .collect()
+                    } else {
+                        want.clone()
+                    };
+                    assert_eq!(got, &want, "{}: {}", record["uuid"], call["name"]);
+                    assert!(!got.as_str().is_some_and(|t| t.starts_with("Error")));
+                    compared += 1;
+                }
+                assert_eq!(s["responses"]["prediction"], s["responses"]["ground_truth"]);
+            }
+        }
+    }
+    assert_eq!(
+        compared, 20,
+        "every stored response of the demo's scored turns"
+    );
+    assert_eq!(report["replay"]["prediction"]["unknown_tools"], 0);
+    assert_eq!(report["replay"]["ground_truth"]["failures"], 0);
+    assert_eq!(report["replay"]["ground_truth"]["calls"], all_calls);
     for capability in ["1", "2", "3", "4"] {
         let c = &report["capabilities"][capability];
         assert_eq!(c["score"], json!(100.0), "capability {capability}: {c:#}");
@@ -164,10 +231,12 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
         predictions.path(),
         cap2,
         "weather",
+        // The right tool under its legacy operation id, with a wrong value.
         &json!([prediction(
             "2d1b0c0ffee0-000000000003",
             0,
-            json!([{"name": "get_average_pm25_by_country", "arguments": {"country": "Norway"}}]),
+            json!([{"name": "get_average_pm25_by_country_v1_weather_average_pm25_by_country_get",
+                    "arguments": {"country": "Norway"}}]),
             "12"
         )]),
     );
@@ -211,6 +280,7 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
     assert_eq!(answered["judges"]["answer"]["score"], 1.0);
     let wrong_value = sample(&report, "2", "2d1b0c0ffee0-000000000003");
     assert_eq!(wrong_value["score"], 0.0);
+    // The taxonomy compares the names as replayed, so the legacy id is the right tool.
     assert_eq!(wrong_value["error_stage"], "argument_values");
     let c2 = &report["capabilities"]["2"];
     assert_eq!(
@@ -224,11 +294,39 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
     let partial = sample(&report, "3", "3d1b0c0ffee0-000000000002");
     assert_eq!(partial["error_stage"], "missing_arguments", "{partial:#}");
     assert_eq!(partial["pred_steps"], 3);
+    // The unknown tool is called all the same (its answer is scored as the reference scores
+    // it) and reported, in the sample and in the run's counts.
+    assert!(
+        partial["problems"].to_string().contains(
+            "prediction replay: unknown tool `no_such_tool`: the server does not list it"
+        ),
+        "{partial:#}"
+    );
+    assert_eq!(partial["replay"]["prediction"]["unknown_tools"], 1);
+    assert_eq!(partial["replay"]["prediction"]["calls"], 3);
+    assert_eq!(partial["replay"]["ground_truth"]["unknown_tools"], 0);
+    assert_eq!(report["replay"]["prediction"]["unknown_tools"], 1);
+    assert_eq!(report["replay"]["ground_truth"]["unknown_tools"], 0);
     let bpo = sample(&report, "3", "3d1b0c0ffee0-000000000003");
     assert_eq!(bpo["error_stage"], "no_prediction");
     assert_eq!(
         report["capabilities"]["3"]["missing_prediction_uuids"],
         json!(["3d1b0c0ffee0-000000000003"])
+    );
+    // Breakdowns: every capability-2 sample has one hop (two correct, the third a wrong
+    // value); every capability-3 sample has two, none correct, each failing at its own stage.
+    assert_eq!(c2["by_hops"]["1"]["n_samples"], 3);
+    assert_eq!(c2["by_hops"]["1"]["n_correct"], 2);
+    assert_eq!(c2["by_hops"].as_object().unwrap().len(), 1);
+    assert_eq!(c2["errors"], json!({"argument_values": 1}));
+    let c3 = &report["capabilities"]["3"];
+    assert_eq!(
+        c3["by_hops"],
+        json!({"2": {"n_samples": 3, "n_correct": 0, "score": 0.0}})
+    );
+    assert_eq!(
+        c3["errors"],
+        json!({"turn_mismatch": 1, "missing_arguments": 1, "no_prediction": 1})
     );
     let problems = report["problems"].to_string();
     assert!(problems.contains("no uuid"), "{problems}");
@@ -327,8 +425,9 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
 
     let (failing, _) = judge_stand_in("unused", 500).await;
     let (root_path, preds) = (root.path().to_owned(), predictions.path().to_owned());
-    let (_, report) = tokio::task::spawn_blocking(move || {
-        eval(
+    let (output, report) = tokio::task::spawn_blocking(move || {
+        eval_split(
+            &split(),
             &root_path,
             &preds,
             &[
@@ -351,6 +450,21 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
         s["judges"]["answer"]["explanation"], "Judge Error {e}.",
         "the reference's text"
     );
+    // The real error is not lost: in the sample, and counted in a warning (also on stderr).
+    assert!(
+        s["problems"]
+            .to_string()
+            .contains("correctness judge: HTTP 500"),
+        "{s:#}"
+    );
+    let warning = "LLM judge errors: 1; each scored its sample 0 (the samples' problems say \
+                   which); the first: HTTP 500";
+    assert!(
+        report["warnings"].to_string().contains(warning),
+        "{report:#}"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&format!("warning: {warning}")), "{stderr}");
 }
 
 #[test]
@@ -432,6 +546,44 @@ fn validate_checks_the_submission_format() {
     );
     let output = vakra().arg("validate").output().unwrap();
     assert!(!output.status.success(), "nothing to validate is an error");
+    // As the reference's argparse choices: capabilities 1 to 4 only.
+    for bad in ["0", "5"] {
+        let output = vakra().args(["validate", "-c", bad]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("1..=4"), "{stderr}");
+    }
+    let runs = tempfile::tempdir().unwrap();
+    let run = runs.path().join("capability_4_nov_24");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::copy(&good, run.join("library.json")).unwrap();
+    let output = vakra()
+        .args(["validate", "-c", "4", "--output-dir"])
+        .arg(runs.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    // Python's json reads NaN; pydantic accepts it as a float and names the model of a
+    // non-object turn.
+    std::fs::write(
+        &bad,
+        r#"[{"uuid": "u", "domain": "d", "status": "success", "error": "", "duration_s": NaN,
+             "output": ["turn"]}]"#,
+    )
+    .unwrap();
+    let output = vakra().arg("validate").arg(&bad).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("[output -> 0]: Input should be a valid dictionary or instance of Turn")
+            && !stdout.contains("duration_s")
+            && !stdout.contains("Invalid JSON"),
+        "{stdout}"
+    );
 }
 
 #[tokio::test]
@@ -460,7 +612,7 @@ async fn the_html_report_renders_in_chromium() {
         predictions.path().to_owned(),
         html.clone(),
     );
-    tokio::task::spawn_blocking(move || {
+    let (_, report) = tokio::task::spawn_blocking(move || {
         eval(&root_path, &preds, &["--html", html_arg.to_str().unwrap()])
     })
     .await
@@ -498,9 +650,37 @@ async fn the_html_report_renders_in_chromium() {
         weather_low < library_high && library_high > 100.0,
         "{bars:?}"
     );
+    // One domain table per capability, listing the report's domains.
+    let tables = page["domainTables"].as_array().unwrap();
+    assert_eq!(tables.len(), 4, "{tables:?}");
+    for table in tables {
+        let n = table["section"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("capability-");
+        let domains: Vec<&String> = report["capabilities"][n]["domains"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(table["rows"], json!(domains));
+    }
+    // The picture, decoded: the page is drawn (a good share of pixels is not background), and
+    // the bars are painted in the bar colour over (nearly) all of their area.
+    let picture = &page["picture"];
+    assert_eq!(page["barColour"], "rgb(47, 122, 229)");
     assert!(
-        page["screenshotBytes"].as_u64().unwrap() > 20_000,
-        "a blank page is smaller"
+        picture["nonBackgroundShare"].as_f64().unwrap() > 0.05,
+        "{picture}"
+    );
+    let bar_area: f64 = bars
+        .iter()
+        .map(|b| b["width"].as_f64().unwrap() * b["height"].as_f64().unwrap())
+        .sum();
+    let painted = picture["barColourPixels"].as_f64().unwrap();
+    assert!(
+        bar_area > 10_000.0 && painted >= 0.95 * bar_area && painted <= 1.05 * bar_area,
+        "{painted} bar-coloured pixels for {bar_area} px² of bars"
     );
 }
 
@@ -547,6 +727,9 @@ fn servers_that_never_answer_are_timed_out_and_reported() {
         let problems = s["problems"].to_string();
         assert!(problems.contains("no MCP session within"), "{problems}");
     }
+    let gt = &report["replay"]["ground_truth"];
+    assert_eq!(gt["failures"], gt["calls"]);
+    assert_eq!(gt["calls"], 3, "one call in each capability-2 sample");
 }
 
 /// The published sample traces: the capability-4 sample's domain is not in the demo root, so both
@@ -717,4 +900,363 @@ fn the_policy_judge_stops_a_turn_that_breaks_its_instructions() {
         "no instructions, no policy verdict"
     );
     assert_eq!(other["score"], 1.0);
+}
+
+/// A legacy operation id whose tool name was shortened (so no listed name is its prefix) is
+/// translated through a map file in the reference's form; without the map it is an unknown tool,
+/// reported as such.
+#[test]
+fn legacy_operation_ids_are_translated_through_the_reference_map_file() {
+    let root = demo_root(true);
+    let predictions = tempfile::tempdir().unwrap();
+    let legacy = "get_branch_summary_statistics_for_branch_v1_library_branch_summary_get";
+    let uuid = "2d1b0c0ffee0-000000000001";
+    write_predictions(
+        predictions.path(),
+        "capability_2_dashboard_apis",
+        "library",
+        // A second call with an argument the tool refuses: an error answer (isError).
+        &json!([prediction(
+            uuid,
+            0,
+            json!([{"name": legacy, "arguments": {"branch_id": 8}},
+                   {"name": "get_late_fees_by_member", "arguments": {"member_id": "eight"}}]),
+            ""
+        )]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("all_operation_id_mappings.json");
+    std::fs::write(
+        &map,
+        json!({"total_files": 1, "total_mappings": 1,
+               "files": {"library.py": {legacy: "get_branch_summary"}}})
+        .to_string(),
+    )
+    .unwrap();
+    let only = ["--capability", "2", "--domain", "library"];
+    let (_, mapped) = eval(
+        root.path(),
+        predictions.path(),
+        &[&only[..], &["--operation-id-map", map.to_str().unwrap()]].concat(),
+    );
+    let s = sample(&mapped, "2", uuid);
+    assert_eq!(s["score"], 1.0, "{s:#}");
+    assert_eq!(s["judges"]["exact_match"]["score"], 1.0);
+    let problems = s["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{s:#}");
+    assert!(
+        problems[0].as_str().unwrap().starts_with(
+            "prediction replay: get_late_fees_by_member: isError: Input validation error:"
+        ),
+        "{s:#}"
+    );
+    assert_eq!(
+        mapped["replay"]["prediction"],
+        json!({"calls": 2, "unknown_tools": 0, "error_results": 1, "failures": 0})
+    );
+
+    let markdown = dir.path().join("report.md");
+    let (_, unmapped) = eval(
+        root.path(),
+        predictions.path(),
+        &[&only[..], &["--markdown", markdown.to_str().unwrap()]].concat(),
+    );
+    let s = sample(&unmapped, "2", uuid);
+    assert_eq!(s["score"], 0.0);
+    assert_eq!(s["error_stage"], "tool_selection");
+    assert!(
+        s["problems"]
+            .to_string()
+            .contains(&format!("unknown tool `{legacy}`")),
+        "{s:#}"
+    );
+    assert_eq!(unmapped["replay"]["prediction"]["unknown_tools"], 1);
+    let markdown = std::fs::read_to_string(markdown).unwrap();
+    assert!(
+        markdown.contains("prediction 2 calls: 1 to unknown tools, 1 error answers, 0 without"),
+        "{markdown}"
+    );
+}
+
+/// Capability 4 weighs multi-source samples (the scored turn calls a retriever and an API)
+/// double: with the multi-source sample wrong and the single-source one right, `score` and
+/// `unweighted_score` part.
+#[test]
+fn capability_4_weighs_multi_source_samples_double() {
+    let root = demo_root(true);
+    let predictions = tempfile::tempdir().unwrap();
+    oracle_predictions(predictions.path());
+    let cap4 = "capability_4_multiturn";
+    let mut records = ground_truth(cap4, "library");
+    let scored = records[0]["output"]
+        .as_array_mut()
+        .unwrap()
+        .last_mut()
+        .unwrap();
+    scored["answer"] = json!("no idea");
+    scored["sequence"]["tool_call"] =
+        json!([{"name": "get_branch_summary", "arguments": {"branch_id": 3}}]);
+    let wrong_uuid = records[0]["uuid"].as_str().unwrap().to_owned();
+    write_predictions(predictions.path(), cap4, "library", &Value::Array(records));
+    let (_, report) = eval(root.path(), predictions.path(), &["--capability", "4"]);
+    let c4 = &report["capabilities"]["4"];
+
+    // The expected scores, from the ground truth and the definition.
+    let (mut weighted, mut weights, mut correct, mut n) = (0.0, 0.0, 0.0, 0.0);
+    for domain in ["library", "weather"] {
+        for record in ground_truth(cap4, domain) {
+            let calls =
+                record["output"].as_array().unwrap().last().unwrap()["sequence"]["tool_call"]
+                    .as_array()
+                    .unwrap()
+                    .clone();
+            let retrievers = calls
+                .iter()
+                .filter(|c| c["name"].as_str().unwrap().contains("query_"))
+                .count();
+            let weight = if retrievers > 0 && retrievers < calls.len() {
+                2.0
+            } else {
+                1.0
+            };
+            let score = if record["uuid"] == wrong_uuid.as_str() {
+                0.0
+            } else {
+                1.0
+            };
+            weighted += weight * score;
+            weights += weight;
+            correct += score;
+            n += 1.0;
+        }
+    }
+    assert_eq!(
+        weights, 3.0,
+        "one multi-source and one single-source sample"
+    );
+    let (score, unweighted) = (100.0 * weighted / weights, 100.0 * correct / n);
+    assert!(
+        (c4["score"].as_f64().unwrap() - score).abs() < 1e-9,
+        "{c4:#}"
+    );
+    assert!((c4["unweighted_score"].as_f64().unwrap() - unweighted).abs() < 1e-9);
+    assert!((score - 100.0 / 3.0).abs() < 1e-9 && unweighted == 50.0);
+    assert_eq!(c4["by_source"]["multi_source"]["n_correct"], 0);
+    assert_eq!(c4["by_source"]["single_source"]["n_correct"], 1);
+    assert_eq!(c4["by_hops"]["2"]["n_correct"], 0);
+    assert_eq!(c4["by_hops"]["1"]["n_correct"], 1);
+    // The retriever was never called.
+    assert_eq!(c4["errors"], json!({"tool_selection": 1}));
+    assert!((report["leaderboard_score"].as_f64().unwrap() - score / 4.0).abs() < 1e-9);
+}
+
+/// `--exact-match normalized` through the command line: a capability-1 trace that filters
+/// twice names its table `filtered_book_2` where the ground truth has `filtered_book_1`; the
+/// reference's rule fails it, the normalized one (the `handle` field left out) passes it.
+#[test]
+fn normalized_exact_match_leaves_generated_table_names_out() {
+    let root = demo_root(true);
+    let predictions = tempfile::tempdir().unwrap();
+    let cap1 = "capability_1_bi_apis";
+    let uuid = "11b7a0c0ffee-000000000001";
+    let filter = |genre: &str| {
+        json!({"name": "filter_data", "arguments": {"data_label": "retrieved_book_1",
+               "key_name": "genre", "value": genre, "condition": "equal_to"}})
+    };
+    let calls = json!([
+        {"name": "get_data", "arguments": {"tool_universe_id": uuid}},
+        filter("Travel"),
+        filter("Fantasy"),
+        {"name": "aggregate_data", "arguments": {"data_label": "filtered_book_2",
+         "key_name": "price", "aggregation_operation": "mean"}},
+    ]);
+    write_predictions(
+        predictions.path(),
+        cap1,
+        "library",
+        &json!([prediction(uuid, 0, calls, "")]),
+    );
+    let only = ["--capability", "1", "--domain", "library"];
+    let (_, reference) = eval(root.path(), predictions.path(), &only);
+    let s = sample(&reference, "1", uuid);
+    assert_eq!(s["judges"]["exact_match"]["score"], 0.0, "{s:#}");
+    assert!(
+        s["judges"]["exact_match"]["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("filtered_book_1")
+    );
+    assert_eq!(s["score"], 0.0);
+    let (_, normalized) = eval(
+        root.path(),
+        predictions.path(),
+        &[&only[..], &["--exact-match", "normalized"]].concat(),
+    );
+    assert_eq!(normalized["settings"]["exact_match"], "normalized");
+    let s = sample(&normalized, "1", uuid);
+    assert_eq!(s["judges"]["exact_match"]["score"], 1.0, "{s:#}");
+    assert_eq!(s["score"], 1.0);
+    assert_eq!(s["problems"], json!([]));
+}
+
+/// A split of one capability-2 sample of the synthetic `slow` domain: the ground truth counts
+/// to 10, the prediction to 10^12, which takes the server minutes.
+fn slow_split() -> (tempfile::TempDir, tempfile::TempDir) {
+    let split = tempfile::tempdir().unwrap();
+    let predictions = tempfile::tempdir().unwrap();
+    let record = |n: u64, answer: Value| {
+        json!([{"uuid": "slow-1", "domain": "slow", "status": "success", "error": "",
+                "duration_s": 1.0, "output": [{"turn_id": 0, "query": "count", "answer": answer,
+                "sequence": {"tool_call": [{"name": "get_count_to", "arguments": {"n": n}}]}}]}])
+    };
+    let output = split.path().join("capability_2_dashboard_apis/output");
+    std::fs::create_dir_all(&output).unwrap();
+    std::fs::write(
+        output.join("slow.json"),
+        record(10, json!(["10"])).to_string(),
+    )
+    .unwrap();
+    write_predictions(
+        predictions.path(),
+        "capability_2_dashboard_apis",
+        "slow",
+        &record(1_000_000_000_000, json!("")),
+    );
+    (split, predictions)
+}
+
+#[test]
+fn a_call_slower_than_the_call_timeout_is_reported_not_waited_for() {
+    let root = common::slow_root();
+    let (split, predictions) = slow_split();
+    let command = format!(
+        "{} mcp --capability {{capability}} --domain {{domain}} --root {}",
+        env!("CARGO_BIN_EXE_vakra"),
+        root.path().display()
+    );
+    let started = std::time::Instant::now();
+    let (_, report) = eval_split(
+        split.path(),
+        root.path(),
+        predictions.path(),
+        &["--server-command", &command, "--call-timeout-secs", "1"],
+    );
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    let s = sample(&report, "2", "slow-1");
+    assert!(
+        s["problems"]
+            .to_string()
+            .contains("prediction replay: get_count_to: no answer within 1s"),
+        "{s:#}"
+    );
+    assert_eq!(s["replay"]["prediction"]["failures"], 1);
+    assert_eq!(s["replay"]["ground_truth"]["failures"], 0);
+    assert_eq!(report["replay"]["prediction"]["failures"], 1);
+    assert_eq!(s["score"], 0.0);
+    assert_eq!(s["error_stage"], "argument_values");
+}
+
+/// A server that dies at the first tool call: both sides' calls fail at once (no wait for the
+/// call timeout) and are reported.
+#[test]
+fn a_server_that_exits_mid_session_is_reported() {
+    let root = demo_root(false);
+    let predictions = tempfile::tempdir().unwrap();
+    oracle_predictions(predictions.path());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("dying-server");
+    // `vakra mcp` answers the handshake and the tool list through a pipe; at the first
+    // tools/call the server is killed and the script exits, closing the session.
+    std::fs::write(
+        &script,
+        r#"#!/bin/bash
+fifo="$(dirname "$0")/in-$$"
+mkfifo "$fifo"
+"$1" mcp --capability "$CAPABILITY_ID" --domain "$MCP_DOMAIN" --root "$2" < "$fifo" &
+server=$!
+exec 3> "$fifo"
+while IFS= read -r line; do
+  case "$line" in *'"tools/call"'*) kill "$server"; wait "$server"; exit 0 ;; esac
+  printf '%s\n' "$line" >&3
+done
+"#,
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let command = format!(
+        "{} {} {}",
+        script.display(),
+        env!("CARGO_BIN_EXE_vakra"),
+        root.path().display()
+    );
+    let started = std::time::Instant::now();
+    let (_, report) = eval(
+        root.path(),
+        predictions.path(),
+        &[
+            "--capability",
+            "2",
+            "--domain",
+            "library",
+            "--server-command",
+            &command,
+        ],
+    );
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "a closed session is not waited out: {:?}",
+        started.elapsed()
+    );
+    let samples = report["capabilities"]["2"]["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 2);
+    for s in samples {
+        // Both sides answer the same error text, which the reference's rule matches: the score
+        // stands as the reference gives it, and the report says why it means little.
+        assert_eq!(s["score"], 1.0, "{s:#}");
+        let problems = s["problems"].as_array().unwrap();
+        for side in ["prediction replay: get_", "ground-truth replay: get_"] {
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.as_str().unwrap().starts_with(side)),
+                "{s:#}"
+            );
+        }
+        assert!(
+            !s["problems"].to_string().contains("no answer within"),
+            "{s:#}"
+        );
+    }
+    assert_eq!(report["replay"]["prediction"]["failures"], 2);
+    assert_eq!(report["replay"]["ground_truth"]["failures"], 2);
+    assert!(
+        report["warnings"]
+            .to_string()
+            .contains("2 of 2 ground-truth calls failed or named an unknown tool"),
+        "{:#}",
+        report["warnings"]
+    );
+}
+
+#[test]
+fn call_timeouts_a_duration_cannot_hold_are_refused() {
+    let predictions = tempfile::tempdir().unwrap();
+    for bad in ["1e30", "-1", "NaN", "0", "inf", "soon"] {
+        let output = vakra()
+            .args(["eval", "--quiet", "--ground-truth"])
+            .arg(split())
+            .arg("--predictions")
+            .arg(predictions.path())
+            .args(["--report", "/dev/null", "--call-timeout-secs", bad])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(
+            stderr.contains("invalid value") && stderr.contains("--call-timeout-secs"),
+            "{bad}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{bad}: {stderr}");
+    }
 }

@@ -16,8 +16,11 @@ use crate::judges::{Verdict, answer, answer_text, policy};
 use crate::records::{
     CAPABILITY_DIRS, Call, Problem, Record, Turn, capability_of_dir, domain_files, read_records,
 };
-use crate::replay::{Connector, ReplaySession};
-use crate::report::{CapabilityReport, Judges, Report, SampleReport, Settings, Timing, percent};
+use crate::replay::{CallIssue, Connector, ReplaySession};
+use crate::report::{
+    CapabilityReport, Judges, ReplayCounts, ReplaySummary, Report, Responses, SampleReport,
+    Settings, Timing, percent,
+};
 use crate::taxonomy;
 
 /// Everything a run needs.
@@ -45,6 +48,8 @@ pub struct EvalConfig {
     pub call_timeout: Duration,
     pub fix_quirks: bool,
     pub progress: bool,
+    /// Keep each sample's compared tool responses in the report (for debugging).
+    pub include_responses: bool,
 }
 
 /// One sample to evaluate.
@@ -56,11 +61,13 @@ struct Sample {
     problems: Vec<String>,
 }
 
-/// What one side's replay produced: responses per turn.
+/// What one side's replay produced: the calls as sent (legacy names translated) and the
+/// responses, per turn.
 struct Replayed {
     calls: Vec<Vec<Call>>,
     responses: Vec<Vec<Value>>,
     problems: Vec<String>,
+    counts: ReplayCounts,
 }
 
 /// Runs the evaluation.
@@ -182,9 +189,9 @@ pub async fn run(config: EvalConfig) -> Report {
         tasks.spawn(async move {
             let _permit = limit.acquire_owned().await;
             let (capability, multi_source) = (sample.capability, is_multi_source(&sample));
-            let report = evaluate_sample(&config, sample).await;
+            let (report, judge_errors) = evaluate_sample(&config, sample).await;
             progress.inc(1);
-            (index, capability, multi_source, report)
+            (index, capability, multi_source, report, judge_errors)
         });
     }
     let mut results = Vec::new();
@@ -201,7 +208,11 @@ pub async fn run(config: EvalConfig) -> Report {
     progress.finish_and_clear();
     results.sort_by_key(|r| r.0);
     let n_samples = results.len();
-    for (_, capability, multi_source, sample) in results {
+    let mut replay_summary = ReplaySummary::default();
+    let mut judge_errors = Vec::new();
+    for (_, capability, multi_source, sample, errors) in results {
+        replay_summary.add(&sample.replay);
+        judge_errors.extend(errors);
         let Some(report) = capabilities.get_mut(&capability) else {
             continue;
         };
@@ -253,6 +264,23 @@ pub async fn run(config: EvalConfig) -> Report {
                 .to_owned(),
         );
     }
+    if let Some(first) = judge_errors.first() {
+        warnings.push(format!(
+            "LLM judge errors: {}; each scored its sample 0 (the samples' problems say which); \
+             the first: {first}",
+            judge_errors.len()
+        ));
+    }
+    let gt = &replay_summary.ground_truth;
+    if gt.failures + gt.unknown_tools > 0 {
+        warnings.push(format!(
+            "{} of {} ground-truth calls failed or named an unknown tool: the servers are not \
+             the ones the ground truth was made with, and samples may score as if their \
+             failures matched (the samples' problems say which).",
+            gt.failures + gt.unknown_tools,
+            gt.calls
+        ));
+    }
     if capabilities.len() < 4 {
         warnings.push(format!(
             "Only capabilities {} were evaluated; the leaderboard score counts the others as 0.",
@@ -292,6 +320,7 @@ pub async fn run(config: EvalConfig) -> Report {
             .collect(),
         problems,
         warnings,
+        replay: replay_summary,
         timing: Timing {
             seconds,
             samples: n_samples,
@@ -381,7 +410,8 @@ fn is_multi_source(sample: &Sample) -> bool {
         })
 }
 
-async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleReport {
+/// Replays and judges one sample: its report, and the LLM judge's errors, if any.
+async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleReport, Vec<String>) {
     let gt_turn = sample.gt.turns.last().cloned().unwrap_or_else(empty_turn);
     let hops = gt_turn
         .calls
@@ -405,13 +435,16 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
         pred_answer: String::new(),
         gt_answer: answer_text(&gt_turn.answer),
         problems: std::mem::take(&mut sample.problems),
+        replay: ReplaySummary::default(),
+        responses: None,
     };
+    let mut judge_errors = Vec::new();
     if sample.gt.turns.is_empty() {
         report.problems.push("the ground truth has no turns".into());
     }
     let Some(pred) = sample.pred.take() else {
         report.error_stage = Some("no_prediction".into());
-        return report;
+        return (report, judge_errors);
     };
     let pred_index = match pred
         .turns
@@ -435,7 +468,7 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
             gt_turn.turn_id
         ));
         report.error_stage = Some("turn_mismatch".into());
-        return report;
+        return (report, judge_errors);
     };
     let pred_turn = &pred.turns[pred_index];
     report.pred_answer = answer_text(&pred_turn.answer);
@@ -456,6 +489,10 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
             .iter()
             .map(|p| format!("ground-truth replay: {p}")),
     );
+    report.replay = ReplaySummary {
+        prediction: pred_replay.counts.clone(),
+        ground_truth: gt_replay.counts.clone(),
+    };
     let empty = Vec::new();
     let gt_calls = gt_replay.calls.last().unwrap_or(&empty);
     let pred_calls = pred_replay.calls.get(pred_index).unwrap_or(&empty);
@@ -468,6 +505,12 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
     report.gt_steps = gt_calls.len();
     report.pred_steps = pred_calls.len();
     report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
+    if config.include_responses {
+        report.responses = Some(Responses {
+            ground_truth: gt_responses.clone(),
+            prediction: pred_responses.clone(),
+        });
+    }
 
     if config.policy_judge {
         let predicted: Vec<&str> = pred_calls.iter().map(|c| c.name.as_str()).collect();
@@ -480,7 +523,7 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
         );
         if report.judges.policy.as_ref().is_some_and(|v| !v.passed()) {
             report.error_stage = Some("policy".into());
-            return report;
+            return (report, judge_errors);
         }
     }
     let exact = match config.exact_mode {
@@ -501,7 +544,7 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
             let answer_ok = if exact_passed {
                 true
             } else {
-                let verdict = llm::correctness(
+                let (verdict, error) = llm::correctness(
                     client,
                     &config.prompts,
                     &query,
@@ -509,12 +552,16 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
                     &pred_answer_text,
                 )
                 .await;
+                if let Some(error) = error {
+                    report.problems.push(format!("correctness judge: {error}"));
+                    judge_errors.push(error);
+                }
                 let passed = verdict.passed();
                 report.judges.answer = Some(verdict);
                 passed
             };
             if answer_ok {
-                let verdict = llm::groundedness(
+                let (verdict, error) = llm::groundedness(
                     client,
                     &config.prompts,
                     &query,
@@ -522,6 +569,10 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
                     &pred_responses,
                 )
                 .await;
+                if let Some(error) = error {
+                    report.problems.push(format!("groundedness judge: {error}"));
+                    judge_errors.push(error);
+                }
                 let score = verdict.score;
                 report.judges.groundedness = Some(verdict);
                 score
@@ -548,7 +599,7 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
         report.error_stage =
             Some(taxonomy::error_stage(&strip(gt_calls), &strip(pred_calls)).to_owned());
     }
-    report
+    (report, judge_errors)
 }
 
 fn empty_turn() -> Turn {
@@ -571,6 +622,10 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
         calls: turns.clone(),
         responses: Vec::new(),
         problems: Vec::new(),
+        counts: ReplayCounts {
+            calls: turns.iter().map(Vec::len).sum(),
+            ..ReplayCounts::default()
+        },
     };
     if turns.iter().all(Vec::is_empty) {
         replayed.responses = turns.iter().map(|_| Vec::new()).collect();
@@ -586,6 +641,7 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
             // Every call answers with the failure, as the reference records client errors.
             let text = Value::String(format!("Error: {e}"));
             replayed.problems.push(e);
+            replayed.counts.failures = replayed.counts.calls;
             replayed.responses = turns.iter().map(|t| vec![text.clone(); t.len()]).collect();
             return replayed;
         }
@@ -597,9 +653,32 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
             let (name, arguments) =
                 live_call(config, &session, &translator, sample.capability, call);
             let response = session.call(&name, &arguments).await;
-            if let Some(failure) = &response.failure {
-                replayed.problems.push(format!("{name}: {failure}"));
+            let counts = &mut replayed.counts;
+            let unknown = !session.has_tool(&name);
+            if unknown {
+                counts.unknown_tools += 1;
+                let translated = if name == call.name {
+                    String::new()
+                } else {
+                    format!(" (given as `{}`)", call.name)
+                };
+                replayed.problems.push(format!(
+                    "unknown tool `{name}`{translated}: the server does not list it"
+                ));
             }
+            // An unknown tool's error answer is not counted again.
+            match &response.issue {
+                Some(CallIssue::ErrorResult(error)) if !unknown => {
+                    counts.error_results += 1;
+                    replayed.problems.push(format!("{name}: {error}"));
+                }
+                Some(CallIssue::Failure(failure)) => {
+                    counts.failures += 1;
+                    replayed.problems.push(format!("{name}: {failure}"));
+                }
+                _ => {}
+            }
+            replayed.calls[index][position].name = name;
             if sample.capability == 1 {
                 translator.record(call.label.as_deref(), &response.text);
             }
@@ -735,29 +814,59 @@ fn retriever_texts(
     }
 }
 
-/// Reads the operation-id maps: the reference's combined form
-/// (`{"files": {"<f>.py": {"mappings": {old: new}}}}`) or a flat `{old: new}` object.
+/// Reads the operation-id maps (legacy operation id → tool name) in any of their forms: the
+/// reference's `mapping_metadata/all_operation_id_mappings.json`
+/// (`{"total_files", "total_mappings", "files": {"<f>.py": {old: new}}}`), the same with each
+/// file's pairs under `"mappings"`, `{"mappings": {old: new}}`, or a flat `{old: new}` object.
+/// Any other shape is an error, so that a wrong file never passes as an empty map.
 pub fn read_operation_id_map(path: &Path) -> Result<HashMap<String, String>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let value: Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let flat = |map: &Map<String, Value>| -> HashMap<String, String> {
-        map.iter()
-            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-            .collect()
-    };
-    match &value {
-        Value::Object(map) if map.contains_key("files") => Ok(map["files"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter_map(|(_, file)| file.get("mappings")?.as_object())
-            .flat_map(flat)
-            .collect()),
-        Value::Object(map) if map.contains_key("mappings") => {
-            Ok(map["mappings"].as_object().map(flat).unwrap_or_default())
+    operation_id_map(&value).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The pairs of an operation-id map file's JSON (see [`read_operation_id_map`]).
+fn operation_id_map(value: &Value) -> Result<HashMap<String, String>, String> {
+    let pairs = |map: &Map<String, Value>, at: &str, out: &mut HashMap<String, String>| {
+        for (old, new) in map {
+            let new = new.as_str().ok_or_else(|| {
+                format!("{at}\"{old}\" maps to {new}, expected a tool name (a string)")
+            })?;
+            out.insert(old.clone(), new.to_owned());
         }
-        Value::Object(map) => Ok(flat(map)),
-        _ => Err(format!("{}: expected a JSON object", path.display())),
+        Ok::<usize, String>(map.len())
+    };
+    let object = value
+        .as_object()
+        .ok_or("expected a JSON object of operation-id mappings")?;
+    let mut out = HashMap::new();
+    if let Some(files) = object.get("files") {
+        let files = files
+            .as_object()
+            .ok_or("\"files\" must be an object of {\"<file>.py\": {old: new}}")?;
+        let mut read = 0;
+        for (file, entry) in files {
+            let map = match entry.get("mappings") {
+                Some(mappings) => mappings.as_object(),
+                None => entry.as_object(),
+            }
+            .ok_or_else(|| format!("files.\"{file}\" must be an object of {{old: new}}"))?;
+            read += pairs(map, &format!("files.\"{file}\": "), &mut out)?;
+        }
+        if let Some(total) = object.get("total_mappings").and_then(Value::as_u64)
+            && total != read as u64
+        {
+            return Err(format!(
+                "\"total_mappings\" says {total} but the files hold {read} mappings"
+            ));
+        }
+        return Ok(out);
     }
+    match object.get("mappings") {
+        Some(Value::Object(map)) => pairs(map, "mappings.", &mut out)?,
+        Some(_) => return Err("\"mappings\" must be an object of {old: new}".into()),
+        None => pairs(object, "", &mut out)?,
+    };
+    Ok(out)
 }

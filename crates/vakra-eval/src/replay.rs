@@ -142,10 +142,21 @@ impl Connector {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
     /// The first content item's text, as the reference keeps it; `"Error: …"` when the call
-    /// itself failed.
+    /// itself failed. This is what gets scored, whatever [`Response::issue`] says.
     pub text: String,
-    /// Why the call failed at the protocol level (timeouts, a closed session), for the report.
-    pub failure: Option<String>,
+    /// What went wrong, for the report.
+    pub issue: Option<CallIssue>,
+}
+
+/// Why a replayed call's text is not a tool's ordinary answer. The reference scores such texts
+/// as they are; the report lists them so that a reader can tell a wrong trace from a broken
+/// replay.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallIssue {
+    /// The server answered with an error: a result flagged `isError`, or an MCP error.
+    ErrorResult(String),
+    /// No answer: a timeout, a closed session or transport error, or unusable arguments.
+    Failure(String),
 }
 
 /// An open MCP session and its tool schemas.
@@ -181,20 +192,25 @@ impl ReplaySession {
             Err(_) => failed(format!("no answer within {:?}", self.call_timeout)),
             Ok(Err(ServiceError::McpError(error))) => Response {
                 text: format!("Error: {}", error.message),
-                failure: None,
+                issue: Some(CallIssue::ErrorResult(format!(
+                    "MCP error {}: {}",
+                    error.code.0, error.message
+                ))),
             },
             Ok(Err(error)) => failed(error.to_string()),
-            Ok(Ok(result)) => Response {
-                text: result
+            Ok(Ok(result)) => {
+                let text = result
                     .content
                     .first()
                     .map(|item| match item.as_text() {
                         Some(text) => text.text.clone(),
                         None => serde_json::to_string(item).unwrap_or_default(),
                     })
-                    .unwrap_or_default(),
-                failure: None,
-            },
+                    .unwrap_or_default();
+                let issue = (result.is_error == Some(true))
+                    .then(|| CallIssue::ErrorResult(format!("isError: {}", excerpt(&text))));
+                Response { text, issue }
+            }
         }
     }
 
@@ -207,6 +223,15 @@ impl ReplaySession {
 fn failed(message: String) -> Response {
     Response {
         text: format!("Error: {message}"),
-        failure: Some(message),
+        issue: Some(CallIssue::Failure(message)),
+    }
+}
+
+/// The start of a long text, for a one-line problem.
+fn excerpt(text: &str) -> String {
+    const LIMIT: usize = 200;
+    match text.char_indices().nth(LIMIT) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }

@@ -20,9 +20,48 @@ pub struct Report {
     pub capabilities: BTreeMap<String, CapabilityReport>,
     /// Files or records that could not be used.
     pub problems: Vec<Problem>,
-    /// Things a reader must know about how scores were reached (no LLM configured, …).
+    /// Things a reader must know about how scores were reached (no LLM configured, judge
+    /// errors, …).
     pub warnings: Vec<String>,
+    /// What went wrong during replay, summed over all samples.
+    pub replay: ReplaySummary,
     pub timing: Timing,
+}
+
+/// Replay trouble of both sides; none of it changes a score (the texts are scored as the
+/// reference scores them), but it tells a wrong trace from a broken replay.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReplaySummary {
+    pub prediction: ReplayCounts,
+    pub ground_truth: ReplayCounts,
+}
+
+impl ReplaySummary {
+    pub(crate) fn add(&mut self, other: &ReplaySummary) {
+        self.prediction.add(&other.prediction);
+        self.ground_truth.add(&other.ground_truth);
+    }
+}
+
+/// Counts of replayed calls and of those whose answer is not a tool's ordinary answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReplayCounts {
+    pub calls: usize,
+    /// Calls of tools the server does not list (after legacy names were translated).
+    pub unknown_tools: usize,
+    /// Answers flagged `isError`, and MCP errors.
+    pub error_results: usize,
+    /// Calls without an answer: timeouts, sessions that failed or closed, unusable arguments.
+    pub failures: usize,
+}
+
+impl ReplayCounts {
+    fn add(&mut self, other: &ReplayCounts) {
+        self.calls += other.calls;
+        self.unknown_tools += other.unknown_tools;
+        self.error_results += other.error_results;
+        self.failures += other.failures;
+    }
 }
 
 /// How the run was configured.
@@ -120,8 +159,20 @@ pub struct SampleReport {
     pub error_stage: Option<String>,
     pub pred_answer: String,
     pub gt_answer: String,
-    /// Replay failures and record problems of this sample.
+    /// Replay trouble and record problems of this sample, one line each.
     pub problems: Vec<String>,
+    /// This sample's replay counts (their sum is the report's `replay`).
+    pub replay: ReplaySummary,
+    /// The scored turn's replayed responses, with `--include-responses`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub responses: Option<Responses>,
+}
+
+/// The tool responses the exact match compared.
+#[derive(Debug, Clone, Serialize)]
+pub struct Responses {
+    pub ground_truth: Vec<serde_json::Value>,
+    pub prediction: Vec<serde_json::Value>,
 }
 
 /// Each judge's verdict; `None` where the waterfall did not reach it.

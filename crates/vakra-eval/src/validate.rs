@@ -3,6 +3,8 @@
 //! must be a non-empty JSON array of records with `uuid`, `domain`, `status`
 //! (`success`/`error`), `error`, `duration_s` and `output` turns of `turn_id`, `query`,
 //! `answer` and `sequence.tool_call` items of `name` and `arguments`. Extra keys are allowed.
+//! Files are read as Python's `json` reads them: `NaN`, `Infinity` and `-Infinity` are numbers
+//! (as are numbers too large for a double, which become infinite).
 
 use std::path::{Path, PathBuf};
 
@@ -26,7 +28,7 @@ pub fn validate_file(path: &Path) -> Vec<String> {
 
 /// The errors of a prediction file's text; empty when it is valid.
 pub fn validate_text(text: &str) -> Vec<String> {
-    let value: Value = match serde_json::from_str(text) {
+    let value: Value = match python_json(text) {
         Ok(value) => value,
         Err(e) => return vec![format!("Invalid JSON: {e}")],
     };
@@ -38,16 +40,20 @@ pub fn validate_text(text: &str) -> Vec<String> {
     }
     let mut errors = Vec::new();
     for (index, record) in records.iter().enumerate() {
-        let Value::Object(record) = record else {
-            errors.push(format!(
-                "Record {index}: expected an object, got {}",
-                vakra_pyjson::pydantic::python_type(record)
-            ));
+        let Some(record) = object(record) else {
+            let kind = match non_finite(record) {
+                Some(_) => "float",
+                None => vakra_pyjson::pydantic::python_type(record),
+            };
+            errors.push(format!("Record {index}: expected an object, got {kind}"));
             continue;
         };
         let uuid = match record.get("uuid") {
             Some(Value::String(s)) => s.clone(),
-            Some(other) => vakra_pyjson::py_str(other),
+            Some(other) => match non_finite(other) {
+                Some(repr) => repr.to_owned(),
+                None => vakra_pyjson::py_str(other),
+            },
             None => format!("<index {index}>"),
         };
         for (location, message) in record_errors(record) {
@@ -75,9 +81,9 @@ fn record_errors(record: &Map<String, Value>) -> Vec<FieldError> {
         Some(Value::Array(turns)) => {
             for (i, turn) in turns.iter().enumerate() {
                 let at = vec!["output".to_owned(), i.to_string()];
-                match turn {
-                    Value::Object(turn) => turn_errors(turn, &at, &mut errors),
-                    _ => errors.push((at, dict_message())),
+                match object(turn) {
+                    Some(turn) => turn_errors(turn, &at, &mut errors),
+                    None => errors.push((at, model_message("Turn"))),
                 }
             }
         }
@@ -96,8 +102,8 @@ fn turn_errors(turn: &Map<String, Value>, at: &[String], errors: &mut Vec<FieldE
         return;
     };
     let at = [at, &["sequence".to_owned()]].concat();
-    let Value::Object(sequence) = sequence else {
-        errors.push((at, dict_message()));
+    let Some(sequence) = object(sequence) else {
+        errors.push((at, model_message("Sequence")));
         return;
     };
     check(sequence, "tool_call", &at, errors, |_| None);
@@ -105,14 +111,16 @@ fn turn_errors(turn: &Map<String, Value>, at: &[String], errors: &mut Vec<FieldE
         Some(Value::Array(calls)) => {
             for (i, call) in calls.iter().enumerate() {
                 let at = [at.clone(), vec!["tool_call".into(), i.to_string()]].concat();
-                match call {
-                    Value::Object(call) => {
+                match object(call) {
+                    Some(call) => {
                         check(call, "name", &at, errors, expect_str);
                         check(call, "arguments", &at, errors, |v| {
-                            (!v.is_object()).then(dict_message)
+                            object(v)
+                                .is_none()
+                                .then(|| "Input should be a valid dictionary".into())
                         });
                     }
-                    _ => errors.push((at, dict_message())),
+                    None => errors.push((at, model_message("ToolCall"))),
                 }
             }
         }
@@ -124,8 +132,72 @@ fn turn_errors(turn: &Map<String, Value>, at: &[String], errors: &mut Vec<FieldE
     }
 }
 
-fn dict_message() -> String {
-    "Input should be a valid dictionary".into()
+/// Pydantic's message for a model field given something other than an object.
+fn model_message(model: &str) -> String {
+    format!("Input should be a valid dictionary or instance of {model}")
+}
+
+/// The key of the object that stands for a non-finite number (serde_json has none); the NUL
+/// keeps it apart from any key a JSON text can hold unescaped.
+const NON_FINITE: &str = "\u{0}non-finite";
+
+/// Parses JSON as Python's `json.loads` does: `NaN`, `Infinity`, `-Infinity` and numbers
+/// beyond a double's range are accepted, each standing as a `{NON_FINITE: "nan"|"inf"|"-inf"}`
+/// object (see [`non_finite`]).
+fn python_json(text: &str) -> Result<Value, serde_json::Error> {
+    let marker = |repr: &str| format!("{{\"\\u0000non-finite\":\"{repr}\"}}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '"' {
+            // Copy the whole string, escapes included.
+            let mut end = 1;
+            let bytes = rest.as_bytes();
+            while end < bytes.len() && bytes[end] != b'"' {
+                end += if bytes[end] == b'\\' { 2 } else { 1 };
+            }
+            let end = (end + 1).min(rest.len());
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+            continue;
+        }
+        let token_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.')))
+            .unwrap_or(rest.len());
+        let token = &rest[..token_end.max(c.len_utf8())];
+        let replaced = match token {
+            "NaN" => Some("nan"),
+            "Infinity" => Some("inf"),
+            "-Infinity" => Some("-inf"),
+            // Python reads integers exactly; only float literals can overflow to infinity.
+            _ if (c == '-' || c.is_ascii_digit()) && token.contains(['.', 'e', 'E']) => {
+                match token.parse::<f64>() {
+                    Ok(x) if x.is_infinite() => Some(if x > 0.0 { "inf" } else { "-inf" }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match replaced {
+            Some(repr) => out.push_str(&marker(repr)),
+            None => out.push_str(token),
+        }
+        rest = &rest[token.len()..];
+    }
+    serde_json::from_str(&out)
+}
+
+/// Python's `str()` of a non-finite number read by [`python_json`]; `None` for other values.
+fn non_finite(value: &Value) -> Option<&str> {
+    match value {
+        Value::Object(map) if map.len() == 1 => map.get(NON_FINITE)?.as_str(),
+        _ => None,
+    }
+}
+
+/// An object, but not one standing for a non-finite number.
+fn object(value: &Value) -> Option<&Map<String, Value>> {
+    value.as_object().filter(|_| non_finite(value).is_none())
 }
 
 /// Checks one required field with `test` (returning pydantic's message on failure).
@@ -152,6 +224,9 @@ fn expect_str(value: &Value) -> Option<String> {
 }
 
 fn expect_float(value: &Value) -> Option<String> {
+    if non_finite(value).is_some() {
+        return None;
+    }
     match value {
         Value::Number(_) | Value::Bool(_) => None,
         Value::String(s) if s.trim().parse::<f64>().is_ok() => None,
@@ -163,6 +238,9 @@ fn expect_float(value: &Value) -> Option<String> {
 }
 
 fn expect_int(value: &Value) -> Option<String> {
+    if non_finite(value).is_some() {
+        return Some("Input should be a finite number".into());
+    }
     match value {
         Value::Number(n) if n.is_i64() || n.is_u64() => None,
         Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => None,
@@ -281,5 +359,43 @@ mod tests {
             errors_of(json!([3])),
             ["Record 0: expected an object, got int"]
         );
+    }
+
+    /// The file and the messages were checked against the reference's `validate_output.py`
+    /// (pydantic 2.13): Python's `json` reads `NaN`, `Infinity` and `1e400`, and a turn,
+    /// sequence or tool call that is not an object names its model.
+    #[test]
+    fn non_finite_numbers_and_non_object_models_read_as_python_reads_them() {
+        let text = r#"[{"uuid": NaN, "domain": "d", "status": "success", "error": "", "duration_s": -Infinity,
+  "output": [{"turn_id": Infinity, "query": "NaN \" Infinity", "answer": "a",
+              "sequence": {"tool_call": [{"name": "t", "arguments": {"x": NaN}}, 3]}},
+             "turn", {"turn_id": 1, "query": "q", "answer": "a", "sequence": []},
+             {"turn_id": 1e400, "query": "q", "answer": "a", "sequence": {"tool_call": [{"name": "t", "arguments": NaN}]}}]},
+ NaN,
+ {"uuid": "v", "domain": "d", "status": "error", "error": "", "duration_s": 1e400, "output": []}]"#;
+        assert_eq!(
+            validate_text(text),
+            [
+                "Record 0 (uuid=nan) [uuid]: Input should be a valid string",
+                "Record 0 (uuid=nan) [output -> 0 -> turn_id]: Input should be a finite number",
+                "Record 0 (uuid=nan) [output -> 0 -> sequence -> tool_call -> 1]: Input should be a valid dictionary or instance of ToolCall",
+                "Record 0 (uuid=nan) [output -> 1]: Input should be a valid dictionary or instance of Turn",
+                "Record 0 (uuid=nan) [output -> 2 -> sequence]: Input should be a valid dictionary or instance of Sequence",
+                "Record 0 (uuid=nan) [output -> 3 -> turn_id]: Input should be a finite number",
+                "Record 0 (uuid=nan) [output -> 3 -> sequence -> tool_call -> 0 -> arguments]: Input should be a valid dictionary",
+                "Record 1: expected an object, got float",
+            ]
+        );
+        // Inside strings the words stay text; integers stay numbers however large.
+        let values =
+            python_json(r#"["NaN", "a\"Infinity", -Infinity, 1e5, 12345678901234567890123]"#)
+                .unwrap();
+        let values = values.as_array().unwrap();
+        assert_eq!(values[..2], [json!("NaN"), json!("a\"Infinity")]);
+        assert_eq!(non_finite(&values[2]), Some("-inf"));
+        assert_eq!(values[3], json!(1e5));
+        assert!(values[4].is_number());
+        assert!(validate_text("[NaNa]")[0].starts_with("Invalid JSON"));
+        assert!(validate_text("[\"\\\u{e9}\"]")[0].starts_with("Invalid JSON"));
     }
 }

@@ -194,21 +194,22 @@ fn reply_text(body: &str) -> Result<String, String> {
         .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
 }
 
-/// The correctness judge (spec §3.3).
+/// The correctness judge (spec §3.3): the verdict, and the judge's error when it failed (the
+/// verdict then carries the reference's explanation, which does not say what went wrong).
 pub async fn correctness(
     client: &LlmClient,
     prompts: &Prompts,
     query: &str,
     gt_answer: &str,
     pred_answer: &str,
-) -> Verdict {
+) -> (Verdict, Option<String>) {
     let (query, gt, pred) = (
         normalize_text(query),
         normalize_text(gt_answer),
         normalize_text(pred_answer),
     );
     if gt.is_empty() && pred.is_empty() {
-        return Verdict::pass("Both empty.");
+        return (Verdict::pass("Both empty."), None);
     }
     let prompt = python_format(
         &prompts.correctness,
@@ -220,10 +221,10 @@ pub async fn correctness(
         .await
         .and_then(|text| parse_correctness(&text, lenient))
     {
-        Ok(verdict) => verdict,
-        Err(e) if lenient => Verdict::fail(format!("Judge Error {e}.")),
+        Ok(verdict) => (verdict, None),
+        Err(e) if lenient => (Verdict::fail(format!("Judge Error {e}.")), Some(e)),
         // The reference's message lacks its f-string: the braces stay literal.
-        Err(_) => Verdict::fail("Judge Error {e}."),
+        Err(e) => (Verdict::fail("Judge Error {e}."), Some(e)),
     }
 }
 
@@ -300,14 +301,14 @@ fn embedded_json(text: &str) -> Option<Value> {
 }
 
 /// The groundedness judge (spec §3.4): is the predicted answer grounded in the turn's own
-/// predicted tool responses (the last 20)?
+/// predicted tool responses (the last 20)? The verdict, and the judge's error when it failed.
 pub async fn groundedness(
     client: &LlmClient,
     prompts: &Prompts,
     query: &str,
     pred_answer: &str,
     pred_responses: &[Value],
-) -> Verdict {
+) -> (Verdict, Option<String>) {
     let window = &pred_responses[pred_responses.len().saturating_sub(20)..];
     let mut doc = format!("QUERY: {query} ");
     doc.push_str(
@@ -329,8 +330,8 @@ pub async fn groundedness(
         .await
         .and_then(|text| parse_groundedness(&text))
     {
-        Ok(verdict) => verdict,
-        Err(e) => Verdict::fail(format!("Judge Error {e}.")),
+        Ok(verdict) => (verdict, None),
+        Err(e) => (Verdict::fail(format!("Judge Error {e}.")), Some(e)),
     }
 }
 

@@ -92,6 +92,9 @@ pub fn html(report: &Report) -> String {
     for warning in &report.warnings {
         let _ = write!(out, "<p class=warn>{}</p>", esc(warning));
     }
+    if let Some(trouble) = super::replay_trouble(report) {
+        let _ = write!(out, "<p class=meta id=replay>{}</p>", esc(&trouble));
+    }
     let capabilities: Vec<(String, f64)> = report
         .capabilities
         .iter()

@@ -44,6 +44,9 @@ pub fn markdown(report: &Report) -> String {
     for warning in &report.warnings {
         let _ = writeln!(out, "> {warning}\n");
     }
+    if let Some(trouble) = super::replay_trouble(report) {
+        let _ = writeln!(out, "{trouble}\n");
+    }
     for (n, c) in &report.capabilities {
         let _ = writeln!(out, "## Capability {n}: {}\n", c.name);
         if c.score != c.unweighted_score {

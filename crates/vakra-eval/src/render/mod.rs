@@ -7,7 +7,34 @@ mod markdown;
 pub use html::html;
 pub use markdown::markdown;
 
+use crate::report::{ReplayCounts, Report};
+
 /// A score in percent with two decimals, as the leaderboard prints it.
 fn pct(score: f64) -> String {
     format!("{score:.2}")
+}
+
+/// One sentence on replay trouble (the report's `replay` counts), when there was any.
+fn replay_trouble(report: &Report) -> Option<String> {
+    let side = |name: &str, c: &ReplayCounts| {
+        (c.unknown_tools + c.error_results + c.failures > 0).then(|| {
+            format!(
+                "{name} {} calls: {} to unknown tools, {} error answers, {} without an answer",
+                c.calls, c.unknown_tools, c.error_results, c.failures
+            )
+        })
+    };
+    let sides: Vec<String> = [
+        side("prediction", &report.replay.prediction),
+        side("ground truth", &report.replay.ground_truth),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!sides.is_empty()).then(|| {
+        format!(
+            "Replay trouble (scored as is; see the samples' problems): {}.",
+            sides.join("; ")
+        )
+    })
 }
