@@ -86,7 +86,7 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 8)]
     jobs: usize,
     /// Seconds a replayed call (or opening a session) may take.
-    #[arg(long = "call-timeout-secs", default_value = "60", value_parser = parse_timeout,
+    #[arg(long = "call-timeout-secs", default_value = "60", value_parser = crate::parse_seconds,
           allow_negative_numbers = true)]
     call_timeout_secs: Duration,
     /// Write each sample's compared tool responses (both sides, scored turn) into the report.
@@ -208,20 +208,6 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// A positive, finite number of seconds that a `Duration` can hold (`Duration::from_secs_f64`
-/// panics on the others).
-fn parse_timeout(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    if !(seconds.is_finite() && seconds > 0.0) {
-        return Err(format!("{text} is not a positive number of seconds"));
-    }
-    Duration::try_from_secs_f64(seconds)
-        .map_err(|_| format!("{text} seconds is more than a timeout can hold"))
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {

@@ -64,8 +64,8 @@ struct DataArgs {
     #[arg(long, env = "VAKRA_FIX_QUIRKS")]
     fix_quirks: bool,
     /// Per-statement SQL time limit in seconds.
-    #[arg(long, default_value_t = 30.0)]
-    sql_time_limit: f64,
+    #[arg(long, default_value = "30", value_parser = parse_seconds, allow_negative_numbers = true)]
+    sql_time_limit: Duration,
     /// Capability 1's server class: router (the benchmark's), slot_filling or selection.
     #[arg(
         long = "server-type",
@@ -155,13 +155,23 @@ impl TraceDirArg {
     }
 }
 
+/// A positive, finite number of seconds that a `Duration` can hold, for time-limit flags
+/// (`Duration::from_secs_f64` panics on the others).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!("{text} is not a positive number of seconds"));
+    }
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("{text} seconds is more than a time limit can hold"))
+}
+
 impl DataArgs {
     fn options(&self) -> anyhow::Result<ServerOptions> {
         let root = DataRoot::new(&self.root);
-        anyhow::ensure!(
-            self.sql_time_limit.is_finite() && self.sql_time_limit > 0.0,
-            "--sql-time-limit must be a positive number of seconds"
-        );
         Ok(ServerOptions {
             db_root: self.db_root.clone().unwrap_or_else(|| root.databases_dir()),
             root,
@@ -171,7 +181,7 @@ impl DataArgs {
             combined_rest_base_url: std::env::var("M3_REST_BASE_URL")
                 .unwrap_or_else(|_| "http://localhost:8000".into()),
             server_name: std::env::var("MCP_SERVER_NAME").ok(),
-            sql_time_limit: Duration::from_secs_f64(self.sql_time_limit),
+            sql_time_limit: self.sql_time_limit,
             chaining_mode: self.server_type.parse()?,
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),

@@ -6,11 +6,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{browser_tooling, demo_root, output_ok, repo_root, run_browser_script, vakra};
+use common::{
+    browser_tooling, demo_ground_truth, demo_root, demo_split, output_ok, repo_root, report_sample,
+    run_browser_script, run_eval, run_eval_split, vakra,
+};
 use serde_json::{Value, json};
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -25,64 +28,11 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn split() -> PathBuf {
-    repo_root().join("demo/tasks")
-}
-
-fn ground_truth(capability_dir: &str, domain: &str) -> Vec<Value> {
-    let path = split()
-        .join(capability_dir)
-        .join("output")
-        .join(format!("{domain}.json"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// The ground truth's output files laid out as predictions.
 fn oracle_predictions(into: &Path) {
-    for entry in std::fs::read_dir(split()).unwrap().flatten() {
+    for entry in std::fs::read_dir(demo_split()).unwrap().flatten() {
         copy_dir(&entry.path().join("output"), &into.join(entry.file_name()));
     }
-}
-
-/// Runs `vakra eval`, which must succeed; returns its stdout and the report.
-fn eval(root: &Path, predictions: &Path, extra: &[&str]) -> (String, Value) {
-    let (output, report) = eval_split(&split(), root, predictions, extra);
-    (String::from_utf8_lossy(&output.stdout).into_owned(), report)
-}
-
-/// Runs `vakra eval` on a ground-truth split, which must succeed; returns its output and the
-/// report.
-fn eval_split(
-    split: &Path,
-    root: &Path,
-    predictions: &Path,
-    extra: &[&str],
-) -> (std::process::Output, Value) {
-    let out = tempfile::tempdir().unwrap();
-    let report = out.path().join("report.json");
-    let output = output_ok(
-        vakra()
-            .args(["eval", "--quiet", "--ground-truth"])
-            .arg(split)
-            .arg("--predictions")
-            .arg(predictions)
-            .arg("--root")
-            .arg(root)
-            .arg("--report")
-            .arg(&report)
-            .args(extra),
-    );
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    (output, report)
-}
-
-fn sample<'a>(report: &'a Value, capability: &str, uuid: &str) -> &'a Value {
-    report["capabilities"][capability]["samples"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["uuid"] == uuid)
-        .unwrap_or_else(|| panic!("no sample {uuid} in capability {capability}"))
 }
 
 #[test]
@@ -92,7 +42,7 @@ fn ground_truth_as_predictions_scores_100_on_every_capability() {
     oracle_predictions(predictions.path());
     let dir = tempfile::tempdir().unwrap();
     let (markdown, html) = (dir.path().join("r.md"), dir.path().join("r.html"));
-    let (stdout, report) = eval(
+    let (stdout, report) = run_eval(
         root.path(),
         predictions.path(),
         &[
@@ -108,7 +58,7 @@ fn ground_truth_as_predictions_scores_100_on_every_capability() {
     // ground-truth response is the one its record stores (for retrievers, the stored
     // documents' texts), and none is an error text.
     let (mut compared, mut all_calls) = (0, 0);
-    for entry in std::fs::read_dir(split()).unwrap().flatten() {
+    for entry in std::fs::read_dir(demo_split()).unwrap().flatten() {
         let name = entry.file_name().into_string().unwrap();
         let capability = &name["capability_".len()..][..1];
         for file in std::fs::read_dir(entry.path().join("output"))
@@ -129,7 +79,7 @@ fn ground_truth_as_predictions_scores_100_on_every_capability() {
                 let turn = turns.last().unwrap();
                 let calls = turn["sequence"]["tool_call"].as_array().unwrap();
                 let stored = turn["sequence"]["tool_response"].as_array().unwrap();
-                let s = sample(&report, capability, record["uuid"].as_str().unwrap());
+                let s = report_sample(&report, capability, record["uuid"].as_str().unwrap());
                 let replayed = s["responses"]["ground_truth"].as_array().unwrap();
                 assert_eq!(replayed.len(), stored.len(), "{s:#}");
                 for ((call, want), got) in calls.iter().zip(stored).zip(replayed) {
@@ -177,7 +127,7 @@ fn ground_truth_as_predictions_scores_100_on_every_capability() {
     );
     // Capability 4's library sample uses an API and a retriever in its scored turn.
     assert_eq!(
-        sample(&report, "4", "4d1b0c0ffee0-000000000001")["weight"],
+        report_sample(&report, "4", "4d1b0c0ffee0-000000000001")["weight"],
         2
     );
     assert!(
@@ -210,7 +160,7 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
     let root = demo_root(true);
     let predictions = tempfile::tempdir().unwrap();
     let cap2 = "capability_2_dashboard_apis";
-    let gt = ground_truth(cap2, "library");
+    let gt = demo_ground_truth(cap2, "library");
     let late_fee_answer = gt[1]["output"][0]["answer"][0].as_str().unwrap().to_owned();
     write_predictions(
         predictions.path(),
@@ -264,21 +214,21 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
     );
     std::fs::write(predictions.path().join(cap3).join("bpo.json"), "{not json").unwrap();
 
-    let (_, report) = eval(
+    let (_, report) = run_eval(
         root.path(),
         predictions.path(),
         &["--capability", "2", "--capability", "3"],
     );
-    let legacy = sample(&report, "2", "2d1b0c0ffee0-000000000001");
+    let legacy = report_sample(&report, "2", "2d1b0c0ffee0-000000000001");
     assert_eq!(
         legacy["score"], 1.0,
         "legacy id and string arguments: {legacy:#}"
     );
-    let answered = sample(&report, "2", "2d1b0c0ffee0-000000000002");
+    let answered = report_sample(&report, "2", "2d1b0c0ffee0-000000000002");
     assert_eq!(answered["score"], 1.0, "{answered:#}");
     assert_eq!(answered["judges"]["exact_match"]["score"], 0.0);
     assert_eq!(answered["judges"]["answer"]["score"], 1.0);
-    let wrong_value = sample(&report, "2", "2d1b0c0ffee0-000000000003");
+    let wrong_value = report_sample(&report, "2", "2d1b0c0ffee0-000000000003");
     assert_eq!(wrong_value["score"], 0.0);
     // The taxonomy compares the names as replayed, so the legacy id is the right tool.
     assert_eq!(wrong_value["error_stage"], "argument_values");
@@ -289,9 +239,9 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
     );
     assert!((c2["score"].as_f64().unwrap() - 200.0 / 3.0).abs() < 1e-9);
 
-    let mismatch = sample(&report, "3", "3d1b0c0ffee0-000000000001");
+    let mismatch = report_sample(&report, "3", "3d1b0c0ffee0-000000000001");
     assert_eq!(mismatch["error_stage"], "turn_mismatch");
-    let partial = sample(&report, "3", "3d1b0c0ffee0-000000000002");
+    let partial = report_sample(&report, "3", "3d1b0c0ffee0-000000000002");
     assert_eq!(partial["error_stage"], "missing_arguments", "{partial:#}");
     assert_eq!(partial["pred_steps"], 3);
     // The unknown tool is called all the same (its answer is scored as the reference scores
@@ -307,7 +257,7 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
     assert_eq!(partial["replay"]["ground_truth"]["unknown_tools"], 0);
     assert_eq!(report["replay"]["prediction"]["unknown_tools"], 1);
     assert_eq!(report["replay"]["ground_truth"]["unknown_tools"], 0);
-    let bpo = sample(&report, "3", "3d1b0c0ffee0-000000000003");
+    let bpo = report_sample(&report, "3", "3d1b0c0ffee0-000000000003");
     assert_eq!(bpo["error_stage"], "no_prediction");
     assert_eq!(
         report["capabilities"]["3"]["missing_prediction_uuids"],
@@ -403,11 +353,11 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let (_, report) = tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        eval(&root_path, &preds, &args)
+        run_eval(&root_path, &preds, &args)
     })
     .await
     .unwrap();
-    let s = sample(&report, "2", "2d1b0c0ffee0-000000000001");
+    let s = report_sample(&report, "2", "2d1b0c0ffee0-000000000001");
     assert_eq!(s["judges"]["exact_match"]["score"], 0.0);
     assert_eq!(s["judges"]["answer"]["explanation"], "matches");
     assert_eq!(
@@ -426,8 +376,8 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
     let (failing, _) = judge_stand_in("unused", 500).await;
     let (root_path, preds) = (root.path().to_owned(), predictions.path().to_owned());
     let (output, report) = tokio::task::spawn_blocking(move || {
-        eval_split(
-            &split(),
+        run_eval_split(
+            &demo_split(),
             &root_path,
             &preds,
             &[
@@ -444,7 +394,7 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
     })
     .await
     .unwrap();
-    let s = sample(&report, "2", "2d1b0c0ffee0-000000000001");
+    let s = report_sample(&report, "2", "2d1b0c0ffee0-000000000001");
     assert_eq!(s["score"], 0.0);
     assert_eq!(
         s["judges"]["answer"]["explanation"], "Judge Error {e}.",
@@ -477,7 +427,7 @@ fn replay_against_a_server_command_scores_as_in_process() {
         env!("CARGO_BIN_EXE_vakra"),
         root.path().display()
     );
-    let (_, report) = eval(
+    let (_, report) = run_eval(
         root.path(),
         predictions.path(),
         &[
@@ -613,7 +563,7 @@ async fn the_html_report_renders_in_chromium() {
         html.clone(),
     );
     let (_, report) = tokio::task::spawn_blocking(move || {
-        eval(&root_path, &preds, &["--html", html_arg.to_str().unwrap()])
+        run_eval(&root_path, &preds, &["--html", html_arg.to_str().unwrap()])
     })
     .await
     .unwrap();
@@ -691,7 +641,7 @@ fn replay_over_http_against_vakra_serve() {
     oracle_predictions(predictions.path());
     let server = common::Server::start(&["--root", root.path().to_str().unwrap()]);
     let url = format!("{}/mcp/{{capability}}/{{domain}}", server.base);
-    let (_, report) = eval(root.path(), predictions.path(), &["--server-url", &url]);
+    let (_, report) = run_eval(root.path(), predictions.path(), &["--server-url", &url]);
     assert_eq!(
         report["leaderboard_score"], 100.0,
         "{:#}",
@@ -710,7 +660,7 @@ fn servers_that_never_answer_are_timed_out_and_reported() {
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     let started = std::time::Instant::now();
-    let (_, report) = eval(
+    let (_, report) = run_eval(
         &repo_root(),
         predictions.path(),
         &[
@@ -843,12 +793,12 @@ fn an_exported_session_trace_is_scored() {
                 "see the tool",
             ]),
     );
-    let (_, report) = eval(
+    let (_, report) = run_eval(
         root.path(),
         predictions.path(),
         &["--capability", "2", "--domain", "library"],
     );
-    let traced = sample(&report, "2", "2d1b0c0ffee0-000000000002");
+    let traced = report_sample(&report, "2", "2d1b0c0ffee0-000000000002");
     assert_eq!(traced["score"], 1.0, "{traced:#}");
     assert_eq!(traced["pred_steps"], 1);
 }
@@ -859,7 +809,7 @@ fn the_policy_judge_stops_a_turn_that_breaks_its_instructions() {
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     let cap4 = "capability_4_multiturn";
-    let mut records = ground_truth(cap4, "library");
+    let mut records = demo_ground_truth(cap4, "library");
     // The instructions allow the library's documents only; search the weather documents too.
     let calls = &mut records[0]["output"][1]["sequence"]["tool_call"];
     calls
@@ -868,18 +818,18 @@ fn the_policy_judge_stops_a_turn_that_breaks_its_instructions() {
         .push(json!({"name": "query_weather", "arguments": {"question": "rain"}}));
     write_predictions(predictions.path(), cap4, "library", &Value::Array(records));
     let uuid = "4d1b0c0ffee0-000000000001";
-    let (_, without) = eval(root.path(), predictions.path(), &["--capability", "4"]);
+    let (_, without) = run_eval(root.path(), predictions.path(), &["--capability", "4"]);
     assert_eq!(
-        sample(&without, "4", uuid)["score"],
+        report_sample(&without, "4", uuid)["score"],
         1.0,
         "extra calls do not fail exact match"
     );
-    let (_, with) = eval(
+    let (_, with) = run_eval(
         root.path(),
         predictions.path(),
         &["--capability", "4", "--policy-judge"],
     );
-    let s = sample(&with, "4", uuid);
+    let s = report_sample(&with, "4", uuid);
     assert_eq!(s["score"], 0.0);
     assert_eq!(s["error_stage"], "policy");
     assert!(
@@ -893,7 +843,7 @@ fn the_policy_judge_stops_a_turn_that_breaks_its_instructions() {
         Value::Null,
         "the waterfall stops at the policy"
     );
-    let other = sample(&with, "4", "4d1b0c0ffee0-000000000002");
+    let other = report_sample(&with, "4", "4d1b0c0ffee0-000000000002");
     assert_eq!(
         other["judges"]["policy"],
         Value::Null,
@@ -934,12 +884,12 @@ fn legacy_operation_ids_are_translated_through_the_reference_map_file() {
     )
     .unwrap();
     let only = ["--capability", "2", "--domain", "library"];
-    let (_, mapped) = eval(
+    let (_, mapped) = run_eval(
         root.path(),
         predictions.path(),
         &[&only[..], &["--operation-id-map", map.to_str().unwrap()]].concat(),
     );
-    let s = sample(&mapped, "2", uuid);
+    let s = report_sample(&mapped, "2", uuid);
     assert_eq!(s["score"], 1.0, "{s:#}");
     assert_eq!(s["judges"]["exact_match"]["score"], 1.0);
     let problems = s["problems"].as_array().unwrap();
@@ -956,12 +906,12 @@ fn legacy_operation_ids_are_translated_through_the_reference_map_file() {
     );
 
     let markdown = dir.path().join("report.md");
-    let (_, unmapped) = eval(
+    let (_, unmapped) = run_eval(
         root.path(),
         predictions.path(),
         &[&only[..], &["--markdown", markdown.to_str().unwrap()]].concat(),
     );
-    let s = sample(&unmapped, "2", uuid);
+    let s = report_sample(&unmapped, "2", uuid);
     assert_eq!(s["score"], 0.0);
     assert_eq!(s["error_stage"], "tool_selection");
     assert!(
@@ -987,7 +937,7 @@ fn capability_4_weighs_multi_source_samples_double() {
     let predictions = tempfile::tempdir().unwrap();
     oracle_predictions(predictions.path());
     let cap4 = "capability_4_multiturn";
-    let mut records = ground_truth(cap4, "library");
+    let mut records = demo_ground_truth(cap4, "library");
     let scored = records[0]["output"]
         .as_array_mut()
         .unwrap()
@@ -998,13 +948,13 @@ fn capability_4_weighs_multi_source_samples_double() {
         json!([{"name": "get_branch_summary", "arguments": {"branch_id": 3}}]);
     let wrong_uuid = records[0]["uuid"].as_str().unwrap().to_owned();
     write_predictions(predictions.path(), cap4, "library", &Value::Array(records));
-    let (_, report) = eval(root.path(), predictions.path(), &["--capability", "4"]);
+    let (_, report) = run_eval(root.path(), predictions.path(), &["--capability", "4"]);
     let c4 = &report["capabilities"]["4"];
 
     // The expected scores, from the ground truth and the definition.
     let (mut weighted, mut weights, mut correct, mut n) = (0.0, 0.0, 0.0, 0.0);
     for domain in ["library", "weather"] {
-        for record in ground_truth(cap4, domain) {
+        for record in demo_ground_truth(cap4, domain) {
             let calls =
                 record["output"].as_array().unwrap().last().unwrap()["sequence"]["tool_call"]
                     .as_array()
@@ -1077,8 +1027,8 @@ fn normalized_exact_match_leaves_generated_table_names_out() {
         &json!([prediction(uuid, 0, calls, "")]),
     );
     let only = ["--capability", "1", "--domain", "library"];
-    let (_, reference) = eval(root.path(), predictions.path(), &only);
-    let s = sample(&reference, "1", uuid);
+    let (_, reference) = run_eval(root.path(), predictions.path(), &only);
+    let s = report_sample(&reference, "1", uuid);
     assert_eq!(s["judges"]["exact_match"]["score"], 0.0, "{s:#}");
     assert!(
         s["judges"]["exact_match"]["explanation"]
@@ -1087,13 +1037,13 @@ fn normalized_exact_match_leaves_generated_table_names_out() {
             .contains("filtered_book_1")
     );
     assert_eq!(s["score"], 0.0);
-    let (_, normalized) = eval(
+    let (_, normalized) = run_eval(
         root.path(),
         predictions.path(),
         &[&only[..], &["--exact-match", "normalized"]].concat(),
     );
     assert_eq!(normalized["settings"]["exact_match"], "normalized");
-    let s = sample(&normalized, "1", uuid);
+    let s = report_sample(&normalized, "1", uuid);
     assert_eq!(s["judges"]["exact_match"]["score"], 1.0, "{s:#}");
     assert_eq!(s["score"], 1.0);
     assert_eq!(s["problems"], json!([]));
@@ -1135,14 +1085,14 @@ fn a_call_slower_than_the_call_timeout_is_reported_not_waited_for() {
         root.path().display()
     );
     let started = std::time::Instant::now();
-    let (_, report) = eval_split(
+    let (_, report) = run_eval_split(
         split.path(),
         root.path(),
         predictions.path(),
         &["--server-command", &command, "--call-timeout-secs", "1"],
     );
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
-    let s = sample(&report, "2", "slow-1");
+    let s = report_sample(&report, "2", "slow-1");
     assert!(
         s["problems"]
             .to_string()
@@ -1191,7 +1141,7 @@ done
         root.path().display()
     );
     let started = std::time::Instant::now();
-    let (_, report) = eval(
+    let (_, report) = run_eval(
         root.path(),
         predictions.path(),
         &[
@@ -1240,23 +1190,46 @@ done
 }
 
 #[test]
-fn call_timeouts_a_duration_cannot_hold_are_refused() {
+fn time_limits_a_duration_cannot_hold_are_refused() {
     let predictions = tempfile::tempdir().unwrap();
-    for bad in ["1e30", "-1", "NaN", "0", "inf", "soon"] {
-        let output = vakra()
+    let eval = |flag: &str, bad: &str| {
+        let mut command = vakra();
+        command
             .args(["eval", "--quiet", "--ground-truth"])
-            .arg(split())
+            .arg(demo_split())
             .arg("--predictions")
             .arg(predictions.path())
-            .args(["--report", "/dev/null", "--call-timeout-secs", bad])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{bad}: {stderr}");
-        assert!(
-            stderr.contains("invalid value") && stderr.contains("--call-timeout-secs"),
-            "{bad}: {stderr}"
-        );
-        assert!(!stderr.contains("panicked"), "{bad}: {stderr}");
+            .args(["--report", "/dev/null", flag, bad]);
+        command
+    };
+    let server = |subcommand: &str, bad: &str| {
+        let mut command = vakra();
+        command.arg(subcommand);
+        if subcommand == "mcp" {
+            command.args(["--capability", "2", "--domain", "library"]);
+        }
+        command
+            .arg("--root")
+            .arg(repo_root())
+            .args(["--sql-time-limit", bad])
+            .stdin(std::process::Stdio::null());
+        command
+    };
+    for bad in ["1e30", "-1", "NaN", "0", "inf", "soon"] {
+        for (flag, mut command) in [
+            ("--call-timeout-secs", eval("--call-timeout-secs", bad)),
+            ("--sql-time-limit", eval("--sql-time-limit", bad)),
+            ("--sql-time-limit", server("mcp", bad)),
+            ("--sql-time-limit", server("serve", bad)),
+        ] {
+            let output = command.output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{command:?}: {stderr}");
+            assert!(
+                stderr.contains("invalid value") && stderr.contains(flag),
+                "{command:?}: {stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{command:?}: {stderr}");
+        }
     }
 }

@@ -422,12 +422,24 @@ pub fn demo_ground_truth(capability_dir: &str, domain: &str) -> Vec<serde_json::
 /// Runs `vakra eval` of `predictions` against the demo split on `root`, which must succeed;
 /// returns its stdout and the report.
 pub fn run_eval(root: &Path, predictions: &Path, extra: &[&str]) -> (String, serde_json::Value) {
+    let (output, report) = run_eval_split(&demo_split(), root, predictions, extra);
+    (String::from_utf8_lossy(&output.stdout).into_owned(), report)
+}
+
+/// Runs `vakra eval` on a ground-truth split, which must succeed; returns its output and the
+/// report.
+pub fn run_eval_split(
+    split: &Path,
+    root: &Path,
+    predictions: &Path,
+    extra: &[&str],
+) -> (std::process::Output, serde_json::Value) {
     let out = tempfile::tempdir().unwrap();
     let report = out.path().join("report.json");
     let output = output_ok(
         vakra()
             .args(["eval", "--quiet", "--ground-truth"])
-            .arg(demo_split())
+            .arg(split)
             .arg("--predictions")
             .arg(predictions)
             .arg("--root")
@@ -436,9 +448,8 @@ pub fn run_eval(root: &Path, predictions: &Path, extra: &[&str]) -> (String, ser
             .arg(&report)
             .args(extra),
     );
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let report = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    (stdout, report)
+    (output, report)
 }
 
 /// One sample of a report, by capability and uuid.
