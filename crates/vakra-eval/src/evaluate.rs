@@ -459,12 +459,16 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> SampleRepor
     let empty = Vec::new();
     let gt_calls = gt_replay.calls.last().unwrap_or(&empty);
     let pred_calls = pred_replay.calls.get(pred_index).unwrap_or(&empty);
-    let gt_responses = gt_replay.responses.last().cloned().unwrap_or_default();
-    let pred_responses = pred_replay
+    let mut gt_responses = gt_replay.responses.last().cloned().unwrap_or_default();
+    let mut pred_responses = pred_replay
         .responses
         .get(pred_index)
         .cloned()
         .unwrap_or_default();
+    // Items of `tool_call` without a name are not replayed; the reference answers each with
+    // None, after the turn's replayed responses (spec §2.8).
+    gt_responses.extend(std::iter::repeat_n(Value::Null, gt_turn.unnamed_calls));
+    pred_responses.extend(std::iter::repeat_n(Value::Null, pred_turn.unnamed_calls));
     report.gt_steps = gt_calls.len();
     report.pred_steps = pred_calls.len();
     report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
@@ -558,6 +562,7 @@ fn empty_turn() -> Turn {
         answer: Value::Null,
         calls: Vec::new(),
         stored_responses: Vec::new(),
+        unnamed_calls: 0,
     }
 }
 
