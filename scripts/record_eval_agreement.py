@@ -169,8 +169,8 @@ def variants(capability, calls):
 def build_synthetic(split, out):
     """Writes every variant's predictions (and ground truth where it differs) under `out`;
     returns [(variant, capability, domain, uuid)]."""
-    if out.exists():
-        shutil.rmtree(out)
+    for old in out.glob("*/predictions"):
+        shutil.rmtree(old.parent)
     cases = []
     files = {}
     for capability, (folder, _) in CAPABILITY_NAMES.items():
