@@ -122,6 +122,8 @@ def variants(capability, calls):
     lead = 1 if capability == 1 and calls and is_get_data(calls[0]) else 0
     body = calls[lead:]
     yield "oracle", calls, None, None
+    # The ground-truth record itself (all its turns, stored responses, answer list).
+    yield "ground_truth_record", calls, None, None
     yield "wrong_answer", calls, "I could not find the answer.", None
     yield "no_calls", [], None, None
     if body:
@@ -187,6 +189,8 @@ def build_synthetic(split, out):
                             "turn_id": last["turn_id"], "query": last["query"],
                             "answer": answer if answer is not None else answer_text(last["answer"]),
                             "sequence": {"tool_call": calls}}]}
+                    if variant == "ground_truth_record":
+                        prediction = copy.deepcopy(record)
                     files.setdefault((variant, "predictions", folder, domain), []).append(prediction)
                     if gt_override is not None:
                         gt = copy.deepcopy(record)
