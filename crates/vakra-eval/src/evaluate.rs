@@ -563,12 +563,25 @@ fn empty_turn() -> Turn {
         calls: Vec::new(),
         stored_responses: Vec::new(),
         unnamed_calls: 0,
+        lists_calls: false,
     }
 }
 
 /// Replays one side of a sample in a fresh session: every turn's calls in order.
 async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bool) -> Replayed {
     let mut turns: Vec<Vec<Call>> = record.turns.iter().map(|t| t.calls.clone()).collect();
+    if sample.capability == 1 && !config.fix_quirks && !record.turns.iter().any(|t| t.lists_calls) {
+        // The reference replays nothing for a trace without a `tool_call` list, not even the
+        // get_data it prepends, whose response it records as None (spec §2.5).
+        let mut responses: Vec<Vec<Value>> = turns.iter().map(|_| Vec::new()).collect();
+        responses.resize_with(responses.len().max(1), Vec::new);
+        responses[0].push(Value::Null);
+        return Replayed {
+            calls: turns,
+            responses,
+            problems: Vec::new(),
+        };
+    }
     if sample.capability == 1 {
         start_with_get_data(&mut turns, &sample.gt.uuid);
     }

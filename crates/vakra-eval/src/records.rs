@@ -44,6 +44,9 @@ pub struct Turn {
     /// replayed, but the reference still counts them: it pads the turn's responses with one
     /// `None` (an empty response) for each, after the replayed ones (spec §2.8).
     pub unnamed_calls: usize,
+    /// The turn's `sequence` has a `tool_call` key. The reference replays only such turns: a
+    /// capability-1 trace with none gets no `get_data` replayed (spec §2.5).
+    pub lists_calls: bool,
 }
 
 /// A ground-truth or prediction record.
@@ -110,6 +113,12 @@ fn parse_turn(value: &Value) -> Result<Turn, String> {
         Some(other) => vakra_pyjson::py_str(other),
     };
     let answer = object.get("answer").cloned().unwrap_or(Value::Null);
+    let lists_calls = match object.get("sequence") {
+        Some(Value::Object(sequence)) => sequence.contains_key("tool_call"),
+        // Read leniently here (the reference skips such a turn).
+        Some(Value::Array(items)) => items.iter().any(|i| i.get("tool_call").is_some()),
+        _ => false,
+    };
     let (calls, stored_responses, unnamed_calls) = match object.get("sequence") {
         Some(Value::Object(sequence)) => parse_sequence(sequence)?,
         // The published capability-1 sample wraps the sequence object in a list.
@@ -138,6 +147,7 @@ fn parse_turn(value: &Value) -> Result<Turn, String> {
         calls,
         stored_responses,
         unnamed_calls,
+        lists_calls,
     })
 }
 
@@ -262,6 +272,10 @@ mod tests {
             "calls without a name are not replayed"
         );
         assert_eq!(record.turns[0].unnamed_calls, 1, "but they are counted");
+        assert!(record.turns[0].lists_calls);
+        let bare =
+            parse_record(&json!({"uuid": "u", "output": [{"sequence": {}}, {"query": "q"}]}));
+        assert!(bare.unwrap().turns.iter().all(|t| !t.lists_calls));
         assert_eq!(record.turns[0].calls[0].arguments, json!({"x": 1}));
     }
 
