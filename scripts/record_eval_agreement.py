@@ -126,6 +126,7 @@ def variants(capability, calls):
     yield "ground_truth_record", calls, None, None
     yield "wrong_answer", calls, "I could not find the answer.", None
     yield "no_calls", [], None, None
+    yield "no_sequence", [], None, None
     if body:
         yield "dropped_call", calls[:-1], None, None
         with_args = [i for i, c in enumerate(calls) if c.get("arguments") and i >= lead]
@@ -166,6 +167,13 @@ def variants(capability, calls):
         yield "without_get_data", body, None, None
         if calls[0]["name"] == "get_data":
             yield "legacy_form", legacy_form(calls), None, None
+            # The benchmark's own ground-truth form: `initialize_active_data` first (which both
+            # evaluators replace with get_data), then the calls.
+            initialize = [{"name": "initialize_active_data", "arguments": {}}] + body
+            yield "initialize_ground_truth", calls, None, initialize
+            yield "initialize_ground_truth_without_get_data", body, None, initialize
+            yield "initialize_ground_truth_no_calls", [], None, initialize
+            yield "initialize_ground_truth_no_sequence", [], None, initialize
 
 
 def build_synthetic(split, out):
@@ -191,6 +199,8 @@ def build_synthetic(split, out):
                             "sequence": {"tool_call": calls}}]}
                     if variant == "ground_truth_record":
                         prediction = copy.deepcopy(record)
+                    elif variant.endswith("no_sequence"):
+                        del prediction["output"][0]["sequence"]
                     files.setdefault((variant, "predictions", folder, domain), []).append(prediction)
                     if gt_override is not None:
                         gt = copy.deepcopy(record)
@@ -276,9 +286,14 @@ def deliberate(capability, gt, pred):
 
     def legacy(record):
         text = json.dumps(calls(record))
-        return "initialize_active_data" in text or ".data_path$" in text
+        return ".data_path$" in text
 
-    if capability == 1 and (legacy(gt) or legacy(pred)):
+    def initializes(record):
+        return any(isinstance(c, dict) and c.get("name") == "initialize_active_data"
+                   for c in calls(record))
+
+    # A ground truth's leading initialize_active_data is replaced by get_data in both.
+    if capability == 1 and (legacy(gt) or legacy(pred) or initializes(pred)):
         return ("legacy traces are translated before replay; the reference replays "
                 "`initialize_active_data` and `$label.data_path$` references verbatim")
     starts = [bool(calls(r)) and isinstance(calls(r)[0], dict)
