@@ -11,10 +11,11 @@ Two sets:
 
   synthetic  the demo split (demo/tasks) over an indexed copy of the demo data root, with the
              ground truth as predictions and perturbations of it (written by this script to
-             crates/vakra-cli/tests/fixtures/eval_agreement/<variant>/), verdicts with their
-             explanations in .../eval_agreement/reference_verdicts.json;
-  samples    the published sample traces (../shared/reference/sample_data) as ground truth and
-             as predictions, over a root imported from the reference
+             crates/vakra-cli/tests/fixtures/eval_agreement/<variant>/predictions, and
+             <variant>/ground_truth where a variant changes the ground truth), verdicts with
+             their explanations in .../eval_agreement/reference_verdicts.json;
+  samples    the published sample traces (../shared/reference/sample_data) as ground truth, and
+             their last turn as predictions, over a root imported from the reference
              (`vakra import --vakra-repo REF --out /tmp/refroot`); their explanations can quote
              the reference's data, so only scores and a SHA-256 of each explanation are kept
              (.../eval_agreement/sample_data_verdicts.json).
@@ -46,7 +47,6 @@ the comparison as follows:
   (`"reference": "exception"`) and not compared.
 """
 import argparse
-import asyncio
 import copy
 import hashlib
 import json
