@@ -115,7 +115,7 @@ def legacy_form(calls):
     return out
 
 
-def variants(capability, calls):
+def variants(capability, domain, calls):
     """(variant, calls of the prediction's turn, answer override or None, ground-truth calls
     override or None) for one ground-truth scored turn."""
     calls = copy.deepcopy(calls)
@@ -138,6 +138,9 @@ def variants(capability, calls):
             yield "wrong_argument", wrong, None, None
         yield "extra_call", calls + [copy.deepcopy(calls[-1])], None, None
         yield "unknown_tool", calls + [{"name": "no_such_tool", "arguments": {"x": 1}}], None, None
+        # A retriever-like name (capability 4 reads retriever responses as document lists).
+        unknown = {"name": "query_no_such_domain", "arguments": {"question": "x"}}
+        yield "unknown_retriever", calls + [unknown], None, None
         if len(body) > 1:
             yield "reordered", calls[:lead] + body[::-1], None, None
         stringly = copy.deepcopy(calls)
@@ -163,6 +166,14 @@ def variants(capability, calls):
         yield "nameless_call", calls + [nameless], None, None
         yield "nameless_call_in_ground_truth", calls, None, calls + [nameless]
         yield "nameless_call_in_both", calls + [nameless], None, calls + [nameless]
+    if domain == "bpo":
+        # The BPO server's simulated failures: a process-wide random.Random(42), drawn per call
+        # of this tool (one session per side, so both sides draw the same sequence).
+        status = {"name": "candidate_source_candidate_pipeline_status",
+                  "arguments": {"requisition_id": "DMO0001"}}
+        twice = calls + [copy.deepcopy(status), copy.deepcopy(status)]
+        yield "bpo_pipeline_status", twice, None, twice
+        yield "bpo_pipeline_status_once", calls + [copy.deepcopy(status)], None, twice
     if capability == 1 and lead:
         yield "without_get_data", body, None, None
         if calls[0]["name"] == "get_data":
@@ -189,7 +200,7 @@ def build_synthetic(split, out):
             for record in json.loads(gt_path.read_text(encoding="utf-8")):
                 last = record["output"][-1]
                 gt_calls = last["sequence"].get("tool_call", [])
-                for variant, calls, answer, gt_override in variants(capability, gt_calls):
+                for variant, calls, answer, gt_override in variants(capability, domain, gt_calls):
                     prediction = {
                         "uuid": record["uuid"], "domain": domain, "status": "success",
                         "error": "", "duration_s": 0.0,
