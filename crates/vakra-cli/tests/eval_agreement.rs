@@ -67,6 +67,23 @@ fn our_verdict(report: &Value, capability: &Value, uuid: &Value) -> Option<(Valu
     ))
 }
 
+/// Where two explanations part, for long ones.
+fn first_difference(reference: &Value, ours: &Value) -> String {
+    let (a, b) = (reference.to_string(), ours.to_string());
+    match a.chars().zip(b.chars()).position(|(x, y)| x != y) {
+        Some(at) => {
+            let tail = |s: &str| s.chars().skip(at).take(60).collect::<String>();
+            format!(
+                "first difference at character {at}: reference {:?}… | vakra {:?}…",
+                tail(&a),
+                tail(&b)
+            )
+        }
+        None if a.len() != b.len() => "one explanation extends the other".into(),
+        None => "explanations equal".into(),
+    }
+}
+
 /// Checks the recorded verdicts, one `vakra eval` run per group; returns (agreeing, compared,
 /// disagreements as readable diffs).
 fn compare(
@@ -102,8 +119,10 @@ fn compare(
                 agree += 1;
             } else {
                 diffs.push(format!(
-                    "{label}\n  turn_id      reference {} | vakra {turn_id}\n  score        reference {} | vakra {score}\n  explanation  reference {theirs}\n               vakra     {ours}",
-                    entry["turn_id"], entry["score"]
+                    "{label}\n  turn_id      reference {} | vakra {turn_id}\n  score        reference {} | vakra {score}\n  explanation  reference {theirs}\n               vakra     {ours}\n               {}",
+                    entry["turn_id"],
+                    entry["score"],
+                    first_difference(theirs, &ours)
                 ));
             }
         }
@@ -111,6 +130,8 @@ fn compare(
     (agree, compared, diffs)
 }
 
+/// The demo split's ground truth as predictions and its perturbations, over the demo data root:
+/// every comparable recorded verdict, score, turn and explanation, is vakra's.
 #[test]
 fn whole_pipeline_exact_match_verdicts_equal_the_reference_on_synthetic_traces() {
     let recorded = read_json(&fixtures().join("reference_verdicts.json"));
@@ -145,8 +166,8 @@ fn whole_pipeline_exact_match_verdicts_equal_the_reference_on_synthetic_traces()
     );
 }
 
-/// The published sample traces as ground truth and as predictions, over a root imported from
-/// the reference checkout (`VAKRA_REF`); skipped without it unless `VAKRA_REQUIRE_REF=1`.
+/// The published sample traces as ground truth and their last turn as predictions, over a root
+/// imported from the reference checkout (`VAKRA_REF`); skipped without it unless `VAKRA_REQUIRE_REF=1`.
 #[test]
 fn whole_pipeline_exact_match_verdicts_equal_the_reference_on_the_sample_traces() {
     let Some(reference) = std::env::var_os("VAKRA_REF") else {
