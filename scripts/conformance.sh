@@ -7,6 +7,8 @@
 # recording is derived from the reference's code and data, so it never enters the repository),
 # and crates/vakra-bpo's listing and reference_goldens tests compare every tool listing and answer
 # with it. VAKRA_REQUIRE_REF=1 makes those tests fail, not skip, when an input is missing.
+#
+# Last, the evaluator's agreement test on the published sample traces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VAKRA_REF:?set VAKRA_REF to a checkout of IBM/vakra}"
@@ -33,3 +35,7 @@ VAKRA_REF=$VAKRA_REF "$bpo_venv/bin/python" crates/vakra-bpo/tests/reference/rec
   "$goldens/bpo_goldens.json"
 VAKRA_REQUIRE_REF=1 VAKRA_BPO_GOLDENS=$goldens/bpo_goldens.json \
   cargo test -p vakra-bpo --test listing --test reference_goldens -- --nocapture
+
+# The evaluator: whole-pipeline exact-match verdicts on the published sample traces equal the
+# reference evaluator's recorded ones (crates/vakra-cli/tests/eval_agreement.rs).
+VAKRA_REQUIRE_REF=1 cargo test --release -p vakra-cli --test eval_agreement

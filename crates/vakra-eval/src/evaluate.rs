@@ -496,12 +496,16 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
     let empty = Vec::new();
     let gt_calls = gt_replay.calls.last().unwrap_or(&empty);
     let pred_calls = pred_replay.calls.get(pred_index).unwrap_or(&empty);
-    let gt_responses = gt_replay.responses.last().cloned().unwrap_or_default();
-    let pred_responses = pred_replay
+    let mut gt_responses = gt_replay.responses.last().cloned().unwrap_or_default();
+    let mut pred_responses = pred_replay
         .responses
         .get(pred_index)
         .cloned()
         .unwrap_or_default();
+    // Items of `tool_call` without a name are not replayed; the reference answers each with
+    // None, after the turn's replayed responses (spec §2.8).
+    gt_responses.extend(std::iter::repeat_n(Value::Null, gt_turn.unnamed_calls));
+    pred_responses.extend(std::iter::repeat_n(Value::Null, pred_turn.unnamed_calls));
     report.gt_steps = gt_calls.len();
     report.pred_steps = pred_calls.len();
     report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
@@ -609,12 +613,26 @@ fn empty_turn() -> Turn {
         answer: Value::Null,
         calls: Vec::new(),
         stored_responses: Vec::new(),
+        unnamed_calls: 0,
+        lists_calls: false,
     }
 }
 
 /// Replays one side of a sample in a fresh session: every turn's calls in order.
 async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bool) -> Replayed {
     let mut turns: Vec<Vec<Call>> = record.turns.iter().map(|t| t.calls.clone()).collect();
+    if sample.capability == 1 && !config.fix_quirks && !record.turns.iter().any(|t| t.lists_calls) {
+        // The reference replays nothing for a trace without a `tool_call` list, not even the
+        // get_data it prepends, whose response it records as None (spec §2.5).
+        let mut responses: Vec<Vec<Value>> = turns.iter().map(|_| Vec::new()).collect();
+        responses.resize_with(responses.len().max(1), Vec::new);
+        responses[0].push(Value::Null);
+        return Replayed {
+            calls: turns,
+            responses,
+            problems: Vec::new(),
+        };
+    }
     if sample.capability == 1 {
         start_with_get_data(&mut turns, &sample.gt.uuid);
     }

@@ -40,6 +40,13 @@ pub struct Turn {
     pub calls: Vec<Call>,
     /// The trace's own `tool_response` list (ground truth keeps the retrieved documents here).
     pub stored_responses: Vec<Value>,
+    /// Items of `tool_call` that are not calls (no `name`, or not an object). They are not
+    /// replayed, but the reference still counts them: it pads the turn's responses with one
+    /// `None` (an empty response) for each, after the replayed ones (spec §2.8).
+    pub unnamed_calls: usize,
+    /// The turn's `sequence` has a `tool_call` key. The reference replays only such turns: a
+    /// capability-1 trace with none gets no `get_data` replayed (spec §2.5).
+    pub lists_calls: bool,
 }
 
 /// A ground-truth or prediction record.
@@ -106,23 +113,31 @@ fn parse_turn(value: &Value) -> Result<Turn, String> {
         Some(other) => vakra_pyjson::py_str(other),
     };
     let answer = object.get("answer").cloned().unwrap_or(Value::Null);
-    let (calls, stored_responses) = match object.get("sequence") {
+    let lists_calls = match object.get("sequence") {
+        Some(Value::Object(sequence)) => sequence.contains_key("tool_call"),
+        // Read leniently here (the reference skips such a turn).
+        Some(Value::Array(items)) => items.iter().any(|i| i.get("tool_call").is_some()),
+        _ => false,
+    };
+    let (calls, stored_responses, unnamed_calls) = match object.get("sequence") {
         Some(Value::Object(sequence)) => parse_sequence(sequence)?,
         // The published capability-1 sample wraps the sequence object in a list.
         Some(Value::Array(items)) => {
             let mut calls = Vec::new();
             let mut responses = Vec::new();
+            let mut unnamed = 0;
             for item in items {
                 let sequence = item
                     .as_object()
                     .ok_or("`sequence` must be an object (or a list of objects)")?;
-                let (c, r) = parse_sequence(sequence)?;
+                let (c, r, u) = parse_sequence(sequence)?;
                 calls.extend(c);
                 responses.extend(r);
+                unnamed += u;
             }
-            (calls, responses)
+            (calls, responses, unnamed)
         }
-        Some(Value::Null) | None => (Vec::new(), Vec::new()),
+        Some(Value::Null) | None => (Vec::new(), Vec::new(), 0),
         Some(_) => return Err("`sequence` must be an object".into()),
     };
     Ok(Turn {
@@ -131,11 +146,17 @@ fn parse_turn(value: &Value) -> Result<Turn, String> {
         answer,
         calls,
         stored_responses,
+        unnamed_calls,
+        lists_calls,
     })
 }
 
-fn parse_sequence(sequence: &Map<String, Value>) -> Result<(Vec<Call>, Vec<Value>), String> {
-    let calls = match sequence.get("tool_call") {
+/// A sequence object's calls, its stored responses, and how many `tool_call` items are not
+/// calls.
+type Sequence = (Vec<Call>, Vec<Value>, usize);
+
+fn parse_sequence(sequence: &Map<String, Value>) -> Result<Sequence, String> {
+    let calls: Vec<Call> = match sequence.get("tool_call") {
         Some(Value::Array(items)) => items
             .iter()
             .filter_map(|item| {
@@ -154,11 +175,16 @@ fn parse_sequence(sequence: &Map<String, Value>) -> Result<(Vec<Call>, Vec<Value
         Some(Value::Null) | None => Vec::new(),
         Some(_) => return Err("`sequence.tool_call` must be a list".into()),
     };
+    let items = match sequence.get("tool_call") {
+        Some(Value::Array(items)) => items.len(),
+        _ => 0,
+    };
     let responses = match sequence.get("tool_response") {
         Some(Value::Array(items)) => items.clone(),
         _ => Vec::new(),
     };
-    Ok((calls, responses))
+    let unnamed = items - calls.len();
+    Ok((calls, responses, unnamed))
 }
 
 /// Reads a file of records: the usable ones, and a problem for each one that is not.
@@ -243,8 +269,13 @@ mod tests {
         assert_eq!(
             record.turns[0].calls.len(),
             1,
-            "calls without a name are dropped"
+            "calls without a name are not replayed"
         );
+        assert_eq!(record.turns[0].unnamed_calls, 1, "but they are counted");
+        assert!(record.turns[0].lists_calls);
+        let bare =
+            parse_record(&json!({"uuid": "u", "output": [{"sequence": {}}, {"query": "q"}]}));
+        assert!(bare.unwrap().turns.iter().all(|t| !t.lists_calls));
         assert_eq!(record.turns[0].calls[0].arguments, json!({"x": 1}));
     }
 
