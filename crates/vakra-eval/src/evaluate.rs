@@ -631,6 +631,7 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
             calls: turns,
             responses,
             problems: Vec::new(),
+            counts: ReplayCounts::default(),
         };
     }
     if sample.capability == 1 {
