@@ -178,3 +178,91 @@ fn oversized_bodies_and_headers_are_refused() {
     let (status, text) = common::raw_get(&server.base, "/healthz");
     assert_eq!(status, 200, "{text}");
 }
+
+/// A table name for the hidden `initialize_active_data` that would close the reference's
+/// backticks and join an endless recursive CTE.
+const ENDLESS_TABLE: &str = "books` JOIN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c) AS `q";
+
+#[tokio::test]
+async fn direct_table_loads_are_bounded() {
+    let root = demo_root(false);
+    let server = serve(&root, &["--sql-time-limit", "0.5", "--sql-threads", "2"]);
+    let db = root.path().join("databases/library/library.sqlite");
+    let initialize = |aliases: serde_json::Value, conditions: serde_json::Value| {
+        json!({"alias_to_table_dict": aliases, "condition_sequence": conditions,
+            "database_path": db.display().to_string()})
+    };
+    let endless = initialize(
+        json!({"": {"modified_table_name": "b", "original_table_name": ENDLESS_TABLE}}),
+        json!([]),
+    );
+    // A join that multiplies rows (every book with every book of its genre, three times).
+    let aliases: serde_json::Map<String, serde_json::Value> = ["a", "b", "c"]
+        .iter()
+        .map(|a| {
+            (
+                a.to_string(),
+                json!({"modified_table_name": a, "original_table_name": "books"}),
+            )
+        })
+        .collect();
+    let exploding = initialize(
+        serde_json::Value::Object(aliases),
+        json!([
+            ["a.genre", "b.genre", "inner"],
+            ["b.genre", "c.genre", "inner"]
+        ]),
+    );
+
+    // Several at once, more than there are SQL threads: each is answered within the limit.
+    let started = Instant::now();
+    let mut calls = Vec::new();
+    for i in 0..4 {
+        let client = http_session(&server, "1", "library").await;
+        let args = if i % 2 == 0 {
+            endless.clone()
+        } else {
+            exploding.clone()
+        };
+        calls.push(tokio::spawn(async move {
+            let answer = try_call(&client, "initialize_active_data", args).await;
+            client.cancel().await.unwrap();
+            answer
+        }));
+    }
+    for (i, call) in calls.into_iter().enumerate() {
+        let (text, _) = call.await.unwrap().unwrap();
+        if i % 2 == 0 {
+            assert!(
+                text.starts_with(&format!(
+                    "Input validation error: Did not find table '{ENDLESS_TABLE}' in connection. Only found ['"
+                )),
+                "{text}"
+            );
+        } else {
+            assert!(
+                text == "Input validation error: statement interrupted after 500ms (time limit)"
+                    || text.starts_with("Input validation error: the result holds more than "),
+                "{text}"
+            );
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // The server goes on serving, the same session type included.
+    let client = http_session(&server, "1", "library").await;
+    let books = initialize(
+        json!({"": {"modified_table_name": "books", "original_table_name": "books"}}),
+        json!([]),
+    );
+    let (text, _) = try_call(&client, "initialize_active_data", books)
+        .await
+        .unwrap();
+    assert!(text.contains("\"num_records\": 1168"), "{text}");
+    let (status, _, _) = common::get(&format!("{}/healthz", server.base)).await;
+    assert_eq!(status, 200);
+    client.cancel().await.unwrap();
+}
