@@ -78,9 +78,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         );
         // On a signal: stop accepting, let the calls in flight finish, then close the MCP
         // sessions, whose open streams would otherwise hold their connections forever.
+        let (signalled, cut_off) = tokio::sync::oneshot::channel::<()>();
         let stopping = async move {
             shutdown_signal().await;
             tracing::info!("shutting down: finishing the calls in flight");
+            let _ = signalled.send(());
             tokio::spawn(async move {
                 let unanswered = drain.drain(grace).await;
                 if unanswered > 0 {
@@ -88,13 +90,32 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 }
             });
         };
-        axum::serve(listener, app)
+        let serving = axum::serve(listener, app)
             .with_graceful_shutdown(stopping)
-            .await?;
+            .into_future();
+        // A call that outlives the grace period (and the time to send the answers of the
+        // others) would keep its connection, and the server, alive: it is cut off.
+        let deadline = async move {
+            match cut_off.await {
+                Ok(()) => tokio::time::sleep(grace + ANSWER_TIME).await,
+                Err(_) => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            served = serving => served?,
+            () = deadline => tracing::warn!("calls still running {:?} after the signal; cut off", grace + ANSWER_TIME),
+        }
         tracing::info!("stopped");
-        Ok(())
-    })
+        anyhow::Ok(())
+    })?;
+    // Blocking tasks still running (a statement before its time limit) do not hold the exit.
+    runtime.shutdown_timeout(ANSWER_TIME);
+    Ok(())
 }
+
+/// After the grace period, how long answers already computed may take to be sent, and how long
+/// blocking work may take to stop, before the process exits regardless.
+const ANSWER_TIME: Duration = Duration::from_secs(2);
 
 async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
