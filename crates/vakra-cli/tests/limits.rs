@@ -278,3 +278,47 @@ async fn direct_table_loads_are_bounded() {
     assert_eq!(status, 200);
     client.cancel().await.unwrap();
 }
+
+/// A BPO call over HTTP: its text's length and its structured content's JSON length.
+async fn bpo_sizes(server: &Server) -> (String, usize, usize) {
+    let client = http_session(server, "3", "bpo").await;
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("requisition_id".into(), json!("05960BR"));
+    let result = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("skills_data_sources_used")
+                .with_arguments(arguments),
+        )
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    let text = result.content[0].as_text().unwrap().text.clone();
+    let structured = result
+        .structured_content
+        .as_ref()
+        .map_or(0, |v| serde_json::to_string(v).unwrap().len());
+    let length = text.len();
+    (text, length, structured)
+}
+
+#[tokio::test]
+async fn structured_content_counts_toward_the_result_limit() {
+    let root = demo_root(false);
+    let (_, text, structured) = bpo_sizes(&serve(&root, &[])).await;
+    assert!(structured > 0, "BPO answers carry structured content");
+    // A limit the text alone fits, but not with its structured content.
+    let limit = (text + structured - 1).to_string();
+    let (answer, _, structured_after) =
+        bpo_sizes(&serve(&root, &["--max-result-bytes", &limit])).await;
+    assert_eq!(
+        answer,
+        format!(
+            "Error: the result of this call is {} bytes, more than this server's limit of {limit} bytes (--max-result-bytes); ask for less data",
+            text + structured
+        )
+    );
+    assert_eq!(
+        structured_after, 0,
+        "the error carries no structured content"
+    );
+}

@@ -450,18 +450,39 @@ impl ServerHandler for EnvServer {
     }
 }
 
-/// Replaces a result whose text exceeds `max_bytes` by an error that says so: an agent gets a
+/// Counts the bytes written to it (the size of a JSON value without building its text).
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Replaces a result whose text and structured content exceed `max_bytes` by an error that says so: an agent gets a
 /// clear answer instead of an unbounded one (`--max-result-bytes`).
 fn capped(response: CallToolResponse, max_bytes: usize) -> CallToolResponse {
     let CallToolResponse::Complete(result) = &response else {
         return response;
     };
-    let size: usize = result
+    let text: usize = result
         .content
         .iter()
         .filter_map(|c| c.as_text())
         .map(|t| t.text.len())
         .sum();
+    // BPO answers repeat their payload as structured content, sent (and built) as JSON too.
+    let structured = result.structured_content.as_ref().map_or(0, |value| {
+        let mut counter = ByteCounter(0);
+        let _ = serde_json::to_writer(&mut counter, value);
+        counter.0
+    });
+    let size = text + structured;
     if size <= max_bytes {
         return response;
     }
