@@ -2,6 +2,7 @@
 //! are the inputs the targets were written for, so each must run without a panic, and quickly
 //! (a seed that hangs is a finding too: the fuzzer would report it as a timeout).
 
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use vakra_fuzz_targets::{TARGETS, repo_root};
@@ -32,14 +33,24 @@ fn every_seed_of_every_target_runs() {
         assert!(!files.is_empty(), "{name} has no seeds");
         for file in files {
             let data = std::fs::read(&file).unwrap();
+            // On its own thread, so that a seed that hangs fails the test instead of holding it.
+            let (done, finished) = mpsc::channel();
             let started = Instant::now();
-            target(&data);
-            assert!(
-                started.elapsed() < SEED_TIME,
-                "{}: {:?}",
-                file.display(),
-                started.elapsed()
-            );
+            std::thread::spawn(move || {
+                target(&data);
+                let _ = done.send(());
+            });
+            match finished.recv_timeout(SEED_TIME) {
+                Ok(()) => {}
+                Err(RecvTimeoutError::Disconnected) => panic!("{} panicked", file.display()),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!(
+                        "{} still runs after {:?}",
+                        file.display(),
+                        started.elapsed()
+                    )
+                }
+            }
         }
     }
 }
