@@ -1,18 +1,6 @@
 //! The catalog loader: any bytes as a domain catalog file, and every operation of a catalog
-//! that passes the checks compiled as the server would.
+//! The body is `vakra_fuzz_targets::catalog_load`, where the seeds are replayed by the tests.
 
 #![no_main]
 
-use std::path::Path;
-
-use libfuzzer_sys::fuzz_target;
-use vakra_endpoint::Endpoint;
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(catalog) = vakra_catalog::parse_domain(data, Path::new("fuzz.json")) else {
-        return;
-    };
-    for operation in catalog.operations {
-        let _ = Endpoint::compile(&catalog.name, operation);
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| vakra_fuzz_targets::catalog_load(data));

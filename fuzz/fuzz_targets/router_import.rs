@@ -1,14 +1,6 @@
 //! The Python-router importer: any text as a router module (parsed, never run), and the
-//! expressions it contains through the Python-subset parser.
+//! The body is `vakra_fuzz_targets::router_import`, where the seeds are replayed by the tests.
 
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(source) = std::str::from_utf8(data) else {
-        return;
-    };
-    let _ = vakra_import::router::import_router("fuzz", "fuzz.py", source);
-    let _ = vakra_pysyntax::parse_expression(source);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| vakra_fuzz_targets::router_import(data));

@@ -15,9 +15,9 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use vakra_frame::{
-    CalcOperand, Cell, InitArgs, KeyName, Table, ToolError, ToolValue, aggregate_data, calculator,
-    concatenate_data, filter_data, getter, initialize_active_data, load_universe, peek,
-    retrieve_data, select_unique_values, sort_data, transform_data,
+    CalcOperand, Cell, DirectLimits, InitArgs, KeyName, Table, ToolError, ToolValue,
+    aggregate_data, calculator, concatenate_data, filter_data, getter, initialize_active_data,
+    load_universe, peek, retrieve_data, select_unique_values, sort_data, transform_data,
     transform_data_to_absolute_value, transform_data_to_datetime_part, transform_data_to_substring,
     truncate,
 };
@@ -682,7 +682,16 @@ impl Session {
         if self.env.options.fix_quirks {
             init.database_path = self.env.db.path().display().to_string();
         }
-        initialize_active_data(&init, &self.env.db_root)
+        // The table will count against the session's cap: fetching stops once it cannot fit.
+        let limits = DirectLimits {
+            time_limit: self.env.options.sql_time_limit,
+            max_bytes: self
+                .env
+                .options
+                .max_session_bytes
+                .saturating_sub(self.stored_bytes),
+        };
+        initialize_active_data(&init, &self.env.db_root, limits)
             .map(ToolValue::Table)
             .map_err(|e| e.to_string())
     }

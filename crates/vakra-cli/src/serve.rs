@@ -78,9 +78,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         );
         // On a signal: stop accepting, let the calls in flight finish, then close the MCP
         // sessions, whose open streams would otherwise hold their connections forever.
+        let (signalled, cut_off) = tokio::sync::oneshot::channel::<()>();
         let stopping = async move {
             shutdown_signal().await;
             tracing::info!("shutting down: finishing the calls in flight");
+            let _ = signalled.send(());
             tokio::spawn(async move {
                 let unanswered = drain.drain(grace).await;
                 if unanswered > 0 {
@@ -88,13 +90,102 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 }
             });
         };
-        axum::serve(listener, app)
-            .with_graceful_shutdown(stopping)
-            .await?;
+        let serving = serve_http(listener, app, stopping);
+        // A call that outlives the grace period (and the time to send the answers of the
+        // others) would keep its connection, and the server, alive: it is cut off.
+        let deadline = async move {
+            match cut_off.await {
+                Ok(()) => tokio::time::sleep(grace + ANSWER_TIME).await,
+                Err(_) => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = serving => {}
+            () = deadline => tracing::warn!("calls still running {:?} after the signal; cut off", grace + ANSWER_TIME),
+        }
         tracing::info!("stopped");
-        Ok(())
-    })
+        anyhow::Ok(())
+    })?;
+    // Blocking tasks still running (a statement before its time limit) do not hold the exit.
+    runtime.shutdown_timeout(ANSWER_TIME);
+    Ok(())
 }
+
+/// The largest request head (request line and headers) read from a client, in bytes; a larger
+/// one is answered with 431. Set explicitly (hyper's only bound is its read buffer, about
+/// 400 KiB) because it is memory each connection may make the server hold before any limit of
+/// a handler applies.
+const MAX_HEAD_BYTES: usize = 64 << 10;
+/// The most header fields in one request; more are answered with 431 (hyper's default).
+const MAX_HEADERS: usize = 100;
+/// How long a client may take to send a request head before its connection is closed, so that
+/// a client trickling headers cannot hold a connection forever.
+const HEAD_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Serves `app` on `listener` over HTTP/1.1 with the head limits above, until `stopping`
+/// resolves; then stops accepting and waits for the open connections to finish their
+/// requests in flight (idle keep-alive connections are closed at once).
+async fn serve_http(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    stopping: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+    use tower::ServiceExt;
+
+    // Connections watch `signal` for the shutdown and hold `closed` until they end.
+    let (signal, _) = tokio::sync::watch::channel(());
+    let (closed, connections) = tokio::sync::watch::channel(());
+    let mut stopping = std::pin::pin!(stopping);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait instead of spinning.
+                    tracing::warn!("accepting a connection failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stopping => break,
+        };
+        let service = TowerToHyperService::new(app.clone().map_request(
+            |r: axum::extract::Request<hyper::body::Incoming>| r.map(axum::body::Body::new),
+        ));
+        let mut stop = signal.subscribe();
+        let open = connections.clone();
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .max_header_size(MAX_HEAD_BYTES)
+                .max_headers(MAX_HEADERS)
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEAD_READ_TIMEOUT);
+            let connection = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                _ = stop.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+            drop(open);
+        });
+    }
+    drop(listener);
+    drop(signal);
+    drop(connections);
+    closed.closed().await;
+}
+
+/// After the grace period, how long answers already computed may take to be sent, and how long
+/// blocking work may take to stop, before the process exits regardless.
+const ANSWER_TIME: Duration = Duration::from_secs(2);
 
 async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();

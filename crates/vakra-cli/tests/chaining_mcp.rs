@@ -254,6 +254,46 @@ async fn a_session_holds_bounded_data() {
 }
 
 #[tokio::test]
+async fn a_nonzero_cap_accepts_tables_until_it_is_reached() {
+    let c = client("library", &["--session-memory-mib", "1"]).await;
+    let (peek, _) = call(&c, "get_data", json!({})).await;
+    let sort = json!({"data_label": handle(&peek), "key_name": "price"});
+    // Copies of the universe's table (some hundred KiB each) are stored until 1 MiB is
+    // reached; the one that would go beyond is refused with the documented error.
+    let mut stored = Vec::new();
+    let refusal = loop {
+        let (text, _) = call(&c, "sort_data", sort.clone()).await;
+        if !text.starts_with("{\"handle\": ") {
+            break text;
+        }
+        stored.push(handle(&text));
+        assert!(stored.len() < 10, "1 MiB holds ten copies: {text}");
+    };
+    assert!(!stored.is_empty(), "the first copy fits: {refusal}");
+    assert!(
+        refusal.starts_with("{\"error\": \"Session data limit reached: storing this result ("),
+        "{refusal}"
+    );
+    assert!(
+        refusal.ends_with(" bytes) would exceed the limit of 1048576 bytes for this session's handles. Switch universes with get_data to start over.\"}"),
+        "{refusal}"
+    );
+    // The refused table was not stored, the accepted ones still are.
+    let (again, _) = call(&c, "sort_data", sort).await;
+    assert_eq!(again, refusal);
+    let last = stored.last().unwrap();
+    assert_eq!(last, &format!("sorted_book_{}", stored.len()));
+    let (values, _) = call(
+        &c,
+        "retrieve_data",
+        json!({"data_label": last, "key_name": "price", "limit": 1}),
+    )
+    .await;
+    assert!(!values.contains("error"), "{values}");
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn the_quirk_switch_lists_startup_getters() {
     let default = client("weather", &[]).await;
     let quirky = default.list_all_tools().await.unwrap();

@@ -112,36 +112,67 @@ async fn sessions_are_capped_and_idle_ones_expire() {
     first.cancel().await.unwrap();
     let mut third = None;
     for _ in 0..50 {
-        if raw_initialize(&server, "/mcp/2/library").0 == 200 {
-            third = Some(());
+        let (status, text) = raw_initialize(&server, "/mcp/1/library");
+        if status == 200 {
+            third = Some(session_id(&text));
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(
-        third.is_some(),
-        "a closed session's place is not given back"
-    );
+    let third = third.expect("a closed session's place is given back");
+    // The raw session works while it is used …
+    let (status, text) = raw_session_post(&server, "/mcp/1/library", &third, INITIALIZED);
+    assert_eq!(status, 202, "{text}");
+    let (status, text) = raw_session_post(&server, "/mcp/1/library", &third, &get_data(2));
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("retrieved_book_1"), "{text}");
 
-    // After a second without calls, sessions expire with their handles, and their places
-    // are free again.
+    // … and after a second without calls it has expired with its handles: its id is unknown,
+    // and the places of both sessions are free again.
     tokio::time::sleep(Duration::from_millis(2500)).await;
+    let (status, text) = raw_session_post(&server, "/mcp/1/library", &third, &get_data(3));
+    assert_eq!(status, 404, "{text}");
     let a = http_session(&server, "1", "library").await;
     let b = http_session(&server, "1", "library").await;
     let (peek, _) = try_call(&b, "get_data", json!({})).await.unwrap();
-    assert!(
-        peek.starts_with("{\"handle\": \"retrieved_book_1\""),
-        "a new session starts afresh: {peek}"
-    );
+    assert!(peek.starts_with("{\"handle\": "), "{peek}");
     a.cancel().await.unwrap();
     b.cancel().await.unwrap();
-    // The expired session's handle is gone (rmcp's client opens a new session when the old
-    // one is not found; that one has no such handle).
-    let after = json!({"data_label": "retrieved_book_1", "key_name": "genre", "value": "Travel", "condition": "equal_to"});
-    match try_call(&second, "filter_data", after).await {
-        Err(_) => {}
-        Ok((text, _)) => assert!(text.contains("dict_type"), "{text}"),
-    }
+}
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+fn get_data(id: u32) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "get_data", "arguments": {}}})
+    .to_string()
+}
+
+/// The `mcp-session-id` header of a raw response.
+fn session_id(response: &str) -> String {
+    response
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id in {response}"))
+}
+
+/// A raw JSON-RPC POST within the session `id`.
+fn raw_session_post(server: &Server, path: &str, id: &str, body: &str) -> (u16, String) {
+    raw_http(
+        &server.base,
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
 }
 
 #[test]
@@ -156,16 +187,28 @@ fn oversized_bodies_and_headers_are_refused() {
         let (status, text) = raw_post(&server.base, path, &big);
         assert_eq!(status, 413, "{path}: {text}");
     }
-    // Headers beyond hyper's buffer (about 400 KiB) are refused with 431.
-    let (status, text) = raw_http(
-        &server.base,
-        format!(
-            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: {}\r\nConnection: close\r\n\r\n",
-            "y".repeat(1 << 20)
+    // A request head beyond 64 KiB is refused with 431; one of 32 KiB is served.
+    let padded = |pad: usize| {
+        raw_http(
+            &server.base,
+            format!(
+                "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: {}\r\nConnection: close\r\n\r\n",
+                "y".repeat(pad)
+            )
+            .as_bytes(),
         )
-        .as_bytes(),
+    };
+    let (status, text) = padded(32 << 10);
+    assert_eq!(status, 200, "{}", &text[..text.len().min(300)]);
+    let (status, text) = padded(80 << 10);
+    assert!(
+        text.starts_with("HTTP/1.1 431 Request Header Fields Too Large"),
+        "{}",
+        &text[..text.len().min(300)]
     );
-    assert_eq!(status, 431, "{}", &text[..text.len().min(300)]);
+    assert_eq!(status, 431);
+    let (status, _) = padded(1 << 20);
+    assert_eq!(status, 431);
     // So are too many headers.
     let many: String = (0..200).map(|i| format!("X-H{i}: v\r\n")).collect();
     let (status, _) = raw_http(
@@ -177,4 +220,136 @@ fn oversized_bodies_and_headers_are_refused() {
     // The server goes on serving.
     let (status, text) = common::raw_get(&server.base, "/healthz");
     assert_eq!(status, 200, "{text}");
+}
+
+/// A table name for the hidden `initialize_active_data` that would close the reference's
+/// backticks and join an endless recursive CTE.
+const ENDLESS_TABLE: &str = "books` JOIN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c) AS `q";
+
+#[tokio::test]
+async fn direct_table_loads_are_bounded() {
+    let root = demo_root(false);
+    let server = serve(&root, &["--sql-time-limit", "0.5", "--sql-threads", "2"]);
+    let db = root.path().join("databases/library/library.sqlite");
+    let initialize = |aliases: serde_json::Value, conditions: serde_json::Value| {
+        json!({"alias_to_table_dict": aliases, "condition_sequence": conditions,
+            "database_path": db.display().to_string()})
+    };
+    let endless = initialize(
+        json!({"": {"modified_table_name": "b", "original_table_name": ENDLESS_TABLE}}),
+        json!([]),
+    );
+    // A join that multiplies rows (every book with every book of its genre, three times).
+    let aliases: serde_json::Map<String, serde_json::Value> = ["a", "b", "c"]
+        .iter()
+        .map(|a| {
+            (
+                a.to_string(),
+                json!({"modified_table_name": a, "original_table_name": "books"}),
+            )
+        })
+        .collect();
+    let exploding = initialize(
+        serde_json::Value::Object(aliases),
+        json!([
+            ["a.genre", "b.genre", "inner"],
+            ["b.genre", "c.genre", "inner"]
+        ]),
+    );
+
+    // Several at once, more than there are SQL threads: each is answered within the limit.
+    let started = Instant::now();
+    let mut calls = Vec::new();
+    for i in 0..4 {
+        let client = http_session(&server, "1", "library").await;
+        let args = if i % 2 == 0 {
+            endless.clone()
+        } else {
+            exploding.clone()
+        };
+        calls.push(tokio::spawn(async move {
+            let answer = try_call(&client, "initialize_active_data", args).await;
+            client.cancel().await.unwrap();
+            answer
+        }));
+    }
+    for (i, call) in calls.into_iter().enumerate() {
+        let (text, _) = call.await.unwrap().unwrap();
+        if i % 2 == 0 {
+            assert!(
+                text.starts_with(&format!(
+                    "Input validation error: Did not find table '{ENDLESS_TABLE}' in connection. Only found ['"
+                )),
+                "{text}"
+            );
+        } else {
+            assert!(
+                text == "Input validation error: statement interrupted after 500ms (time limit)"
+                    || text.starts_with("Input validation error: the result holds more than "),
+                "{text}"
+            );
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // The server goes on serving, the same session type included.
+    let client = http_session(&server, "1", "library").await;
+    let books = initialize(
+        json!({"": {"modified_table_name": "books", "original_table_name": "books"}}),
+        json!([]),
+    );
+    let (text, _) = try_call(&client, "initialize_active_data", books)
+        .await
+        .unwrap();
+    assert!(text.contains("\"num_records\": 1168"), "{text}");
+    let (status, _, _) = common::get(&format!("{}/healthz", server.base)).await;
+    assert_eq!(status, 200);
+    client.cancel().await.unwrap();
+}
+
+/// A BPO call over HTTP: its text's length and its structured content's JSON length.
+async fn bpo_sizes(server: &Server) -> (String, usize, usize) {
+    let client = http_session(server, "3", "bpo").await;
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("requisition_id".into(), json!("05960BR"));
+    let result = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("skills_data_sources_used")
+                .with_arguments(arguments),
+        )
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    let text = result.content[0].as_text().unwrap().text.clone();
+    let structured = result
+        .structured_content
+        .as_ref()
+        .map_or(0, |v| serde_json::to_string(v).unwrap().len());
+    let length = text.len();
+    (text, length, structured)
+}
+
+#[tokio::test]
+async fn structured_content_counts_toward_the_result_limit() {
+    let root = demo_root(false);
+    let (_, text, structured) = bpo_sizes(&serve(&root, &[])).await;
+    assert!(structured > 0, "BPO answers carry structured content");
+    // A limit the text alone fits, but not with its structured content.
+    let limit = (text + structured - 1).to_string();
+    let (answer, _, structured_after) =
+        bpo_sizes(&serve(&root, &["--max-result-bytes", &limit])).await;
+    assert_eq!(
+        answer,
+        format!(
+            "Error: the result of this call is {} bytes, more than this server's limit of {limit} bytes (--max-result-bytes); ask for less data",
+            text + structured
+        )
+    );
+    assert_eq!(
+        structured_after, 0,
+        "the error carries no structured content"
+    );
 }

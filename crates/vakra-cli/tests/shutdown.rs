@@ -68,3 +68,43 @@ async fn sigterm_drains_calls_in_flight_and_exits_cleanly() {
         started.elapsed()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_beyond_the_grace_period_are_cut_off() {
+    let root = slow_root();
+    let root_arg = root.path().to_str().unwrap();
+    let mut server = Server::start(&[
+        "--root",
+        root_arg,
+        "--shutdown-grace-secs",
+        "1",
+        "--sql-time-limit",
+        "600",
+    ]);
+    // A statement of about a minute, as an MCP call and as a REST request.
+    let n = calibrated_count(&server.base, Duration::from_secs(60)).await;
+    let busy = http_session(&server, "2", "slow").await;
+    let mcp_call = tokio::spawn(async move {
+        let answer = try_call(&busy, "get_count_to", json!({"n": n})).await;
+        drop(busy);
+        answer
+    });
+    let rest_url = format!("{}/v1/slow/count_to?n={n}", server.base);
+    // `get` panics when the connection is lost: the task's result is then an error.
+    let rest_call = tokio::spawn(async move { common::get(&rest_url).await });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // The process exits soon after the grace period (1 s, plus 2 s to send answers and stop
+    // blocking work), not when the statements end.
+    let signalled = Instant::now();
+    let status = tokio::task::block_in_place(|| server.terminate(Duration::from_secs(20)));
+    let took = signalled.elapsed();
+    assert!(status.success(), "exit status {status:?}");
+    assert!(took < Duration::from_secs(6), "{took:?}");
+    // The REST request lost its connection instead of getting a count.
+    let rest = tokio::time::timeout(Duration::from_secs(10), rest_call)
+        .await
+        .expect("the REST request ends with the server");
+    assert!(!matches!(&rest, Ok((200, _, _))), "{rest:?}");
+    mcp_call.abort();
+}

@@ -33,7 +33,9 @@ mod tools;
 pub use cell::Cell;
 pub use column::Column;
 pub use error::{FrameError, RenderError, ToolError};
-pub use loader::{InitArgs, TableSpec, initialize_active_data, load_universe, make_safe};
+pub use loader::{
+    DirectLimits, InitArgs, TableSpec, initialize_active_data, load_universe, make_safe,
+};
 pub use render::{handle_suffix, peek, python_str, render_list};
 pub use table::{Dtype, Table};
 pub use text::Text;

@@ -2,9 +2,9 @@
 //! join order, column naming and error texts (§3.2–§3.4 of the spec).
 
 use std::path::Path;
+use std::time::Duration;
 
 use indexmap::IndexMap;
-use rusqlite::{Connection, OpenFlags};
 use serde::{Deserialize, Serialize};
 use vakra_catalog::FetchMode;
 use vakra_sql::{Database, Fetched, SqlError, SqlValue};
@@ -45,25 +45,50 @@ pub fn load_universe(db: &Database, init_args: &InitArgs) -> Result<Table, Frame
     if !path.is_file() {
         return Err(missing_database(&path.display().to_string()));
     }
-    build(&PooledSource(db), init_args)
+    build(
+        &Source {
+            db,
+            max_bytes: usize::MAX,
+        },
+        init_args,
+    )
+}
+
+/// What a direct `initialize_active_data` call may cost: its arguments come from a client, so
+/// its statements (a table name can smuggle in a join, a join condition can multiply rows)
+/// run under the limits of the server's own queries.
+#[derive(Debug, Clone, Copy)]
+pub struct DirectLimits {
+    /// Each statement is interrupted after this long (the server's `--sql-time-limit`).
+    pub time_limit: Duration,
+    /// Fetching stops with an error once the rows of one statement take more than this (the
+    /// session's memory cap), so that an endless result cannot exhaust memory first.
+    pub max_bytes: usize,
 }
 
 /// `initialize_active_data(**init_args)` as called directly by a client (the hidden tool):
 /// the table is read from `init_args.database_path` when that names a file under
 /// `allowed_root`. Any other path (elsewhere, `..` out of the root, a link leading out, a NUL
 /// byte) is answered as a missing file, so a client reads only databases the server was given.
+/// The file is opened like the server's databases (read-only, `query_only`) and read within
+/// `limits`.
 pub fn initialize_active_data(
     init_args: &InitArgs,
     allowed_root: &Path,
+    limits: DirectLimits,
 ) -> Result<Table, FrameError> {
     let path = Path::new(&init_args.database_path);
     if !path.is_file() || !is_within(path, allowed_root) {
         return Err(missing_database(&init_args.database_path));
     }
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags)
-        .map_err(|e| FrameError::new(sqlite_message(&e)))?;
-    build(&OwnSource(conn), init_args)
+    let db = Database::new(path.to_path_buf(), limits.time_limit);
+    build(
+        &Source {
+            db: &db,
+            max_bytes: limits.max_bytes,
+        },
+        init_args,
+    )
 }
 
 /// Whether `path`, with links and `..` resolved, lies under `root`.
@@ -78,60 +103,46 @@ fn missing_database(path: &str) -> FrameError {
     FrameError::new(format!("failed, can't find database at location ({path})"))
 }
 
-/// Where statements run: the server's pooled read-only database, or a file opened for a direct
-/// `initialize_active_data` call.
-trait Source {
-    fn fetch(&self, sql: &str, binds: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, String>;
+/// Where statements run, and how many bytes of rows one may fetch.
+struct Source<'a> {
+    db: &'a Database,
+    max_bytes: usize,
 }
 
-struct PooledSource<'a>(&'a Database);
+/// Why a statement failed: SQLite's own message, which the reference shows (wrapped in its
+/// own texts), or one of this server's limits, which is shown as it is.
+enum Failure {
+    Sql(String),
+    Limit(FrameError),
+}
 
-impl Source for PooledSource<'_> {
-    fn fetch(&self, sql: &str, binds: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, String> {
-        match self.0.query(sql, binds, FetchMode::All) {
+impl Source<'_> {
+    fn fetch(&self, sql: &str, binds: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, Failure> {
+        match self
+            .db
+            .query_within(sql, binds, FetchMode::All, self.max_bytes)
+        {
             Ok(Fetched::All(rows)) => Ok(rows),
             Ok(Fetched::One(row)) => Ok(row.into_iter().collect()),
-            Err(SqlError::Sqlite(e)) => Err(sqlite_message(&e)),
-            Err(e) => Err(e.to_string()),
+            Err(e @ (SqlError::Interrupted(_) | SqlError::TooLarge(_))) => {
+                Err(Failure::Limit(FrameError::new(e.to_string())))
+            }
+            Err(SqlError::Sqlite(e) | SqlError::Open { source: e, .. }) => {
+                Err(Failure::Sql(sqlite_message(&e)))
+            }
+            Err(e) => Err(Failure::Sql(e.to_string())),
         }
     }
 }
 
-struct OwnSource(Connection);
-
-impl Source for OwnSource {
-    fn fetch(&self, sql: &str, binds: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, String> {
-        let run = || -> rusqlite::Result<Vec<Vec<SqlValue>>> {
-            let mut stmt = self.0.prepare(sql)?;
-            let width = stmt.column_count();
-            let mut rows = stmt.query(rusqlite::params_from_iter(binds.iter()))?;
-            let mut out = Vec::new();
-            while let Some(row) = rows.next()? {
-                let mut cells = Vec::with_capacity(width);
-                for i in 0..width {
-                    cells.push(sql_value(row.get_ref(i)?)?);
-                }
-                out.push(cells);
-            }
-            Ok(out)
-        };
-        run().map_err(|e| sqlite_message(&e))
+impl Failure {
+    /// The error of a failed statement: a limit as it is, SQLite's message through `wrap`.
+    fn into_error(self, wrap: impl FnOnce(&str) -> FrameError) -> FrameError {
+        match self {
+            Failure::Sql(msg) => wrap(&msg),
+            Failure::Limit(e) => e,
+        }
     }
-}
-
-fn sql_value(value: rusqlite::types::ValueRef<'_>) -> rusqlite::Result<SqlValue> {
-    use rusqlite::types::ValueRef;
-    Ok(match value {
-        ValueRef::Null => SqlValue::Null,
-        ValueRef::Integer(i) => SqlValue::Integer(i),
-        ValueRef::Real(x) => SqlValue::Real(x),
-        ValueRef::Text(t) => SqlValue::Text(
-            std::str::from_utf8(t)
-                .map_err(rusqlite::Error::Utf8Error)?
-                .to_owned(),
-        ),
-        ValueRef::Blob(b) => SqlValue::Blob(b.to_vec()),
-    })
 }
 
 /// The text Python's `sqlite3` puts in its exceptions: SQLite's own error message.
@@ -142,7 +153,7 @@ fn sqlite_message(e: &rusqlite::Error) -> String {
     }
 }
 
-fn build(source: &dyn Source, args: &InitArgs) -> Result<Table, FrameError> {
+fn build(source: &Source, args: &InitArgs) -> Result<Table, FrameError> {
     if args.condition_sequence.is_empty() {
         single_table(source, args)
     } else {
@@ -273,8 +284,13 @@ const RESERVED: &[&str] = &[
     "SQLITE_SEQUENCE",
 ];
 
+/// The reference's rule (a keyword, or a name `make_safe` changes), and any name that is not
+/// a plain identifier: the reference left `a,b` or ``a`b`` unquoted, which let a name add
+/// tables to the `FROM`.
 fn needs_backticks(table: &str) -> bool {
-    RESERVED.contains(&table.to_uppercase().as_str()) || make_safe(table) != table
+    RESERVED.contains(&table.to_uppercase().as_str())
+        || make_safe(table) != table
+        || !table.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 const TABLE_LIST_SQL: &str = "SELECT name FROM sqlite_master WHERE type='table';";
@@ -284,7 +300,7 @@ fn execution_failed(sql: &str, msg: &str) -> FrameError {
     FrameError::new(format!("Execution failed on sql '{sql}': {msg}"))
 }
 
-fn single_table(source: &dyn Source, args: &InitArgs) -> Result<Table, FrameError> {
+fn single_table(source: &Source, args: &InitArgs) -> Result<Table, FrameError> {
     let mut result = None;
     for (alias, spec) in &args.alias_to_table_dict {
         let (columns, rows) = read_table(source, &spec.original_table_name)?;
@@ -306,12 +322,14 @@ fn single_table(source: &dyn Source, args: &InitArgs) -> Result<Table, FrameErro
 }
 
 /// `SELECT * FROM <t>;` and its column names, or the reference's "Did not find table" text.
+/// Backticks inside a name are doubled, so a name is always one identifier (a real table's
+/// name reads the same as in the reference).
 fn read_table(
-    source: &dyn Source,
+    source: &Source,
     table: &str,
 ) -> Result<(Vec<String>, Vec<Vec<SqlValue>>), FrameError> {
     let sql = if needs_backticks(table) {
-        format!("SELECT * FROM `{table}`;")
+        format!("SELECT * FROM `{}`;", table.replace('`', "``"))
     } else {
         format!("SELECT * FROM {table};")
     };
@@ -320,10 +338,11 @@ fn read_table(
             let columns = select_star_columns(source, table)?;
             Ok((columns, rows))
         }
-        Err(_) => {
+        Err(Failure::Limit(e)) => Err(e),
+        Err(Failure::Sql(_)) => {
             let names = source
                 .fetch(TABLE_LIST_SQL, &[])
-                .map_err(|msg| execution_failed(TABLE_LIST_SQL, &msg))?;
+                .map_err(|f| f.into_error(|msg| execution_failed(TABLE_LIST_SQL, msg)))?;
             let names: Vec<String> = names
                 .into_iter()
                 .filter_map(|row| match row.into_iter().next() {
@@ -340,11 +359,11 @@ fn read_table(
 }
 
 /// The names `SELECT *` yields: every column that is not a hidden column of a virtual table.
-fn select_star_columns(source: &dyn Source, table: &str) -> Result<Vec<String>, FrameError> {
+fn select_star_columns(source: &Source, table: &str) -> Result<Vec<String>, FrameError> {
     let sql = "SELECT name, hidden FROM pragma_table_xinfo(?1)";
     let rows = source
         .fetch(sql, &[SqlValue::Text(table.to_owned())])
-        .map_err(FrameError::new)?;
+        .map_err(|f| f.into_error(|msg| FrameError::new(msg)))?;
     Ok(rows
         .into_iter()
         .filter_map(|row| {
@@ -359,12 +378,14 @@ fn select_star_columns(source: &dyn Source, table: &str) -> Result<Vec<String>, 
         .collect())
 }
 
-fn joined_tables(source: &dyn Source, args: &InitArgs) -> Result<Table, FrameError> {
+fn joined_tables(source: &Source, args: &InitArgs) -> Result<Table, FrameError> {
     let dict = &args.alias_to_table_dict;
     let mut table_columns: IndexMap<&str, Vec<String>> = IndexMap::new();
     for (alias, spec) in dict {
         let sql = format!("PRAGMA table_info(\"{}\")", spec.original_table_name);
-        let rows = source.fetch(&sql, &[]).map_err(FrameError::new)?;
+        let rows = source
+            .fetch(&sql, &[])
+            .map_err(|f| f.into_error(|msg| FrameError::new(msg)))?;
         let names = rows
             .into_iter()
             .filter_map(|row| match row.into_iter().nth(1) {
@@ -426,7 +447,7 @@ fn joined_tables(source: &dyn Source, args: &InitArgs) -> Result<Table, FrameErr
     );
     let rows = source
         .fetch(&query, &[])
-        .map_err(|msg| execution_failed(&query, &msg))?;
+        .map_err(|f| f.into_error(|msg| execution_failed(&query, msg)))?;
     Ok(Table::from_sql(output_names, rows))
 }
 

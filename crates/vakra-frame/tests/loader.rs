@@ -9,9 +9,16 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use vakra_frame::{
-    InitArgs, Table, TableSpec, initialize_active_data, load_universe, make_safe, render_list,
+    DirectLimits, InitArgs, Table, TableSpec, initialize_active_data, load_universe, make_safe,
+    render_list,
 };
 use vakra_sql::DatabaseSet;
+
+/// Limits that no legitimate load here comes near.
+const LIMITS: DirectLimits = DirectLimits {
+    time_limit: Duration::from_secs(60),
+    max_bytes: 1 << 30,
+};
 
 const DB: &str = r#"CREATE TABLE "Edge Table" (ID INTEGER, "Mixed Col", " Padded (x) " TEXT, "a/b-c" REAL);
 INSERT INTO "Edge Table" VALUES (1, 5, 'p', 1.5), (2, 'five', NULL, NULL), (3, 7.5, 'q', 2.0);
@@ -244,7 +251,7 @@ fn loads_like_the_reference() {
         assert_eq!(loaded, expected, "{name}");
         // The same through a direct call with an explicit path.
         let direct = args(&conditions, &aliases, &db.path().display().to_string());
-        let loaded = initialize_active_data(&direct, root.path())
+        let loaded = initialize_active_data(&direct, root.path(), LIMITS)
             .map(|t| columns(&t))
             .map_err(|e| e.to_string());
         assert_eq!(loaded, expected, "{name} (direct)");
@@ -255,7 +262,7 @@ fn loads_like_the_reference() {
 fn missing_database() {
     let init = args(&[], &[("", "director", "director")], "/nope/x.sqlite");
     assert_eq!(
-        initialize_active_data(&init, Path::new("/"))
+        initialize_active_data(&init, Path::new("/"), LIMITS)
             .unwrap_err()
             .to_string(),
         "failed, can't find database at location (/nope/x.sqlite)"
@@ -329,7 +336,7 @@ fn direct_calls_read_only_under_the_allowed_root() {
     let inside = root.path().join("edge/edge.sqlite");
     let elsewhere = outside.path().join("edge/edge.sqlite");
     let aliases = [("", "other", "other")];
-    let load = |path: &str| initialize_active_data(&args(&[], &aliases, path), root.path());
+    let load = |path: &str| initialize_active_data(&args(&[], &aliases, path), root.path(), LIMITS);
     assert!(load(&inside.display().to_string()).is_ok());
     std::os::unix::fs::symlink(&elsewhere, root.path().join("link.sqlite")).unwrap();
     let escapes = [
@@ -350,4 +357,110 @@ fn direct_calls_read_only_under_the_allowed_root() {
             "{path:?}"
         );
     }
+}
+
+/// A table name that closes the reference's backticks and joins an endless recursive CTE.
+const ENDLESS_TABLE: &str = "other` JOIN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c) AS `q";
+
+#[test]
+fn table_names_are_one_identifier() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let db = common::build_db(root.path(), "edge", DB);
+    let path = db.display().to_string();
+    let started = std::time::Instant::now();
+    let err = initialize_active_data(
+        &args(&[], &[("", "t", ENDLESS_TABLE)], &path),
+        root.path(),
+        LIMITS,
+    )
+    .unwrap_err()
+    .to_string();
+    // The whole name is looked up as a table, and is not one.
+    assert!(
+        err.starts_with(&format!(
+            "Did not find table '{ENDLESS_TABLE}' in connection. Only found ["
+        )),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // A comma list is not a cross join either.
+    let err = initialize_active_data(
+        &args(&[], &[("", "t", "other,other")], &path),
+        root.path(),
+        LIMITS,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.starts_with("Did not find table 'other,other'"), "{err}");
+    // Backticks in a real table's name are matched literally.
+    let odd = "CREATE TABLE `we``ird` (a INTEGER); INSERT INTO `we``ird` VALUES (4);";
+    common::build_db(root.path(), "odd", odd);
+    let odd_path = root.path().join("odd/odd.sqlite").display().to_string();
+    let loaded = initialize_active_data(
+        &args(&[], &[("", "t", "we`ird")], &odd_path),
+        root.path(),
+        LIMITS,
+    )
+    .expect("a name with a backtick");
+    assert_eq!(columns(&loaded).len(), 1);
+}
+
+#[test]
+fn direct_calls_run_within_the_limits() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let db = common::build_db(root.path(), "edge", DB);
+    let path = db.display().to_string();
+    // A join can multiply rows without any trick: three aliases of a table whose rows all
+    // share the key. The time limit interrupts it, with its own message rather than SQLite's.
+    let big = "CREATE TABLE big (k INTEGER, v TEXT); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 3000) INSERT INTO big SELECT 1, 'v' FROM c;";
+    let big_path = common::build_db(root.path(), "big", big)
+        .display()
+        .to_string();
+    let quick = DirectLimits {
+        time_limit: Duration::from_millis(300),
+        max_bytes: 1 << 30,
+    };
+    let started = std::time::Instant::now();
+    let err = initialize_active_data(
+        &args(
+            &[["a.k", "b.k", "inner"], ["b.k", "c.k", "inner"]],
+            &[("a", "a", "big"), ("b", "b", "big"), ("c", "c", "big")],
+            &big_path,
+        ),
+        root.path(),
+        quick,
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(err, "statement interrupted after 300ms (time limit)");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // Rows are counted while they are fetched: a join beyond the byte limit stops with it.
+    let small = DirectLimits {
+        time_limit: Duration::from_secs(60),
+        max_bytes: 200,
+    };
+    let err = initialize_active_data(&args(&[], &[("", "t", "other")], &path), root.path(), small)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "the result holds more than 200 bytes (the limit of this read)"
+    );
+    assert!(
+        initialize_active_data(
+            &args(&[], &[("", "t", "empty_one")], &path),
+            root.path(),
+            small
+        )
+        .is_ok()
+    );
 }

@@ -15,13 +15,19 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use vakra_frame::{
-    AggregationOperation, CalcOperand, Cell, FilterCondition, InitArgs, KeyName, Table, ToolError,
-    ToolValue, aggregate_data, calculator, concatenate_data, filter_data, getter,
+    AggregationOperation, CalcOperand, Cell, DirectLimits, FilterCondition, InitArgs, KeyName,
+    Table, ToolError, ToolValue, aggregate_data, calculator, concatenate_data, filter_data, getter,
     initialize_active_data, load_universe, peek, retrieve_data, select_unique_values, sort_data,
     transform_data, transform_data_to_absolute_value, transform_data_to_datetime_part,
     transform_data_to_substring, truncate,
 };
 use vakra_sql::DatabaseSet;
+
+/// Limits that no legitimate load here comes near.
+const LIMITS: DirectLimits = DirectLimits {
+    time_limit: Duration::from_secs(60),
+    max_bytes: 1 << 30,
+};
 
 /// The `init_args` of the universes the scripts use (from the reference's mapping and the
 /// fixtures' `mapping_additions_testdom.yaml`), `database_path` omitted.
@@ -294,7 +300,7 @@ impl Session {
                     1,
                 );
                 raw["database_path"] = Value::String(path);
-                initialize_active_data(&init_args(&raw), Path::new(&self.db_root))
+                initialize_active_data(&init_args(&raw), Path::new(&self.db_root), LIMITS)
                     .map(ToolValue::Table)
                     .map_err(|e| ToolError::new(e.to_string()))
             }

@@ -16,8 +16,6 @@ use vakra_endpoint::{LoadError, RestBird};
 use vakra_chaining::{ChainingEnv, ChainingOptions, ServerMode, ToolTexts, Universes};
 use vakra_retrieval::{RetrieverOptions, Retrievers};
 
-use tokio::sync::OwnedSemaphorePermit;
-
 use crate::{BpoToolServer, ChainingToolServer, CombinedServer, RestToolServer, text_result};
 
 /// The benchmark's four capabilities; each has its own tool servers.
@@ -273,9 +271,10 @@ impl ServerOptions {
 pub struct EnvServer {
     kind: ServerKind,
     max_result_bytes: usize,
-    /// The session's place under the HTTP server's session cap, given back when the last
-    /// clone of the session's server is dropped (the session ended or expired).
-    slot: Option<Arc<OwnedSemaphorePermit>>,
+    /// What the session holds while it lives (its place under the HTTP server's session cap,
+    /// and its endpoint's count of live sessions), let go when the last clone of the session's
+    /// server is dropped (the session ended or expired).
+    hold: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// The tool server behind a session.
@@ -357,7 +356,7 @@ impl EnvServer {
         Self {
             kind,
             max_result_bytes: options.max_result_bytes,
-            slot: None,
+            hold: None,
         }
     }
 }
@@ -375,13 +374,13 @@ impl EnvServer {
         EnvServer {
             kind,
             max_result_bytes: self.max_result_bytes,
-            slot: None,
+            hold: None,
         }
     }
 
-    /// The same server holding `slot` for as long as the session lives.
-    pub(crate) fn holding(mut self, slot: OwnedSemaphorePermit) -> Self {
-        self.slot = Some(Arc::new(slot));
+    /// The same server holding `hold` for as long as the session lives.
+    pub(crate) fn holding(mut self, hold: impl Send + Sync + 'static) -> Self {
+        self.hold = Some(Arc::new(hold));
         self
     }
 
@@ -451,18 +450,39 @@ impl ServerHandler for EnvServer {
     }
 }
 
-/// Replaces a result whose text exceeds `max_bytes` by an error that says so: an agent gets a
+/// Counts the bytes written to it (the size of a JSON value without building its text).
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Replaces a result whose text and structured content exceed `max_bytes` by an error that says so: an agent gets a
 /// clear answer instead of an unbounded one (`--max-result-bytes`).
 fn capped(response: CallToolResponse, max_bytes: usize) -> CallToolResponse {
     let CallToolResponse::Complete(result) = &response else {
         return response;
     };
-    let size: usize = result
+    let text: usize = result
         .content
         .iter()
         .filter_map(|c| c.as_text())
         .map(|t| t.text.len())
         .sum();
+    // BPO answers repeat their payload as structured content, sent (and built) as JSON too.
+    let structured = result.structured_content.as_ref().map_or(0, |value| {
+        let mut counter = ByteCounter(0);
+        let _ = serde_json::to_writer(&mut counter, value);
+        counter.0
+    });
+    let size = text + structured;
     if size <= max_bytes {
         return response;
     }

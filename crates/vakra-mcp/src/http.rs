@@ -1,4 +1,3 @@
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,6 +9,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
+use indexmap::IndexMap;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{Notify, Semaphore};
@@ -35,7 +35,11 @@ struct McpHttp {
     options: ServerOptions,
     bird: Arc<RestBird>,
     limits: HttpLimits,
-    services: Mutex<HashMap<SessionSpec, Service>>,
+    /// Built endpoints by URL, least recently used first. Endpoint URLs are client input
+    /// (`l`, `li`, `library,library` all select `library`), so the ones without live sessions
+    /// are dropped beyond [`IDLE_ENDPOINTS`]; one with sessions is kept, as its sessions live
+    /// in it.
+    services: Mutex<IndexMap<SessionSpec, Endpoint>>,
     slots: Arc<Semaphore>,
     in_flight: Arc<InFlight>,
     cancel: CancellationToken,
@@ -55,15 +59,71 @@ pub fn http_router(
         options,
         bird,
         limits,
-        services: Mutex::new(HashMap::new()),
+        services: Mutex::new(IndexMap::new()),
         slots: Arc::new(Semaphore::new(limits.max_sessions)),
         in_flight: Arc::clone(&in_flight),
         cancel: cancel.clone(),
     });
-    let router = Router::new()
+    (router(state), McpDrain { in_flight, cancel })
+}
+
+fn router(state: Arc<McpHttp>) -> Router {
+    Router::new()
         .route("/mcp/{capability}/{domain}", any(handle))
-        .with_state(state);
-    (router, McpDrain { in_flight, cancel })
+        .with_state(state)
+}
+
+/// Endpoints kept for reuse: more than the domains of a data root times the capabilities in
+/// common use. Beyond it the least recently used endpoint without live sessions is dropped;
+/// building one again costs one catalog selection (capability-1 and BPO data are loaded once
+/// per process).
+const IDLE_ENDPOINTS: usize = 64;
+
+/// One built endpoint and its count of live sessions (the strong count of `sessions` beyond
+/// its own and its session factory's: every session holds a clone).
+struct Endpoint {
+    service: Service,
+    sessions: Arc<()>,
+}
+
+impl Endpoint {
+    fn has_sessions(&self) -> bool {
+        Arc::strong_count(&self.sessions) > 2
+    }
+}
+
+/// The endpoint of `spec`, built (on a blocking thread, outside the lock: a BPO or capability-1
+/// endpoint reads data files) when not cached.
+async fn endpoint(state: &Arc<McpHttp>, spec: SessionSpec) -> Result<Service, Response> {
+    {
+        let mut services = state.services.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(index) = services.get_index_of(&spec) {
+            let last = services.len() - 1;
+            services.move_index(index, last);
+            return Ok(services[last].service.clone());
+        }
+    }
+    let building = Arc::clone(state);
+    let key = spec.clone();
+    let built = tokio::task::spawn_blocking(move || build(&building, &key))
+        .await
+        .map_err(|e| {
+            problem(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("building the endpoint failed: {e}"),
+            )
+        })?
+        .map_err(|message| problem(StatusCode::NOT_FOUND, message))?;
+    let mut services = state.services.lock().unwrap_or_else(|e| e.into_inner());
+    // Another request may have built the same endpoint meanwhile: the first one stays.
+    let service = services.entry(spec).or_insert(built).service.clone();
+    while services.len() > IDLE_ENDPOINTS {
+        let Some(oldest_idle) = services.values().position(|e| !e.has_sessions()) else {
+            break;
+        };
+        services.shift_remove_index(oldest_idle);
+    }
+    Ok(service)
 }
 
 /// Ends the MCP sessions of a shutting-down server: open session streams would otherwise keep
@@ -137,15 +197,9 @@ async fn handle(
         Err(e) => return problem(StatusCode::NOT_FOUND, e.to_string()),
     };
     let spec = SessionSpec::new(capability, &domain);
-    let service = {
-        let mut services = state.services.lock().unwrap_or_else(|e| e.into_inner());
-        match services.get(&spec) {
-            Some(service) => service.clone(),
-            None => match build(&state, &spec) {
-                Ok(service) => services.entry(spec).or_insert(service).clone(),
-                Err(message) => return problem(StatusCode::NOT_FOUND, message),
-            },
-        }
+    let service = match endpoint(&state, spec).await {
+        Ok(service) => service,
+        Err(response) => return response,
     };
     let is_post = request.method() == Method::POST;
     let opens_session = is_post && !request.headers().contains_key("mcp-session-id");
@@ -174,7 +228,7 @@ async fn handle(
     }
 }
 
-fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
+fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
     if spec.domains.is_empty() {
         return Err("a domain is required: /mcp/<capability>/<domain>".into());
     }
@@ -197,22 +251,142 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Service, String> {
     let trace_dir = state.options.trace_dir.clone();
     let slots = Arc::clone(&state.slots);
     let max_sessions = state.limits.max_sessions;
+    let sessions_alive = Arc::new(());
+    let alive = Arc::clone(&sessions_alive);
     let config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(state.limits.max_body_bytes)
         .with_cancellation_token(state.cancel.child_token());
-    Ok(StreamableHttpService::new(
+    let service = StreamableHttpService::new(
         move || {
             // The check in `handle` answers 503; this one holds the slot (and catches races).
             let slot = Arc::clone(&slots)
                 .try_acquire_owned()
                 .map_err(|_| std::io::Error::other(too_many_sessions(max_sessions)))?;
             Ok(Traced::new(
-                server.new_session().holding(slot),
+                server.new_session().holding((slot, Arc::clone(&alive))),
                 &spec,
                 trace_dir.as_deref(),
             ))
         },
         Arc::new(sessions),
         config,
-    ))
+    );
+    Ok(Endpoint {
+        service,
+        sessions: sessions_alive,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The MCP routes over the repository's demo data root, and their shared state.
+    fn demo() -> (Router, Arc<McpHttp>) {
+        let root = vakra_catalog::DataRoot::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let options = ServerOptions {
+            db_root: root.databases_dir(),
+            root,
+            fix_quirks: false,
+            rest_base_url: "http://localhost:8000".into(),
+            combined_rest_base_url: "http://localhost:8000".into(),
+            server_name: None,
+            sql_time_limit: Duration::from_secs(5),
+            chaining_mode: Default::default(),
+            max_session_bytes: 1 << 30,
+            session_idle: Duration::from_secs(600),
+            trace_dir: None,
+            max_result_bytes: 1 << 20,
+            chaining_data: Default::default(),
+            retriever: Default::default(),
+            retrievers: Default::default(),
+        };
+        let bird = RestBird::load(
+            &options.root,
+            options.db_root.clone(),
+            |_| true,
+            options.sql_time_limit,
+        )
+        .expect("demo catalogs");
+        let limits = HttpLimits {
+            max_sessions: 8,
+            max_body_bytes: 1 << 20,
+        };
+        let state = Arc::new(McpHttp {
+            options,
+            bird: Arc::new(bird),
+            limits,
+            services: Mutex::new(IndexMap::new()),
+            slots: Arc::new(Semaphore::new(limits.max_sessions)),
+            in_flight: Default::default(),
+            cancel: CancellationToken::new(),
+        });
+        (router(Arc::clone(&state)), state)
+    }
+
+    async fn send(router: &Router, method: Method, path: &str, body: &str) -> Response {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", "127.0.0.1")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(Body::from(body.to_owned()))
+            .unwrap();
+        router.clone().oneshot(request).await.unwrap()
+    }
+
+    fn cached(state: &McpHttp) -> usize {
+        state.services.lock().unwrap().len()
+    }
+
+    #[tokio::test]
+    async fn endpoint_spellings_do_not_grow_the_cache() {
+        let (router, state) = demo();
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+        let opened = send(&router, Method::POST, "/mcp/2/library", initialize).await;
+        assert_eq!(opened.status(), StatusCode::OK);
+        let session = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+
+        // Every spelling is a valid URL selecting `library`, and each builds its endpoint.
+        let spellings: Vec<String> = (1..=3 * IDLE_ENDPOINTS)
+            .map(|n| vec!["l"; n].join(","))
+            .chain(["l", "li", "lib", "libr"].map(str::to_owned))
+            .collect();
+        for domain in &spellings {
+            let answer = send(&router, Method::GET, &format!("/mcp/2/{domain}"), "").await;
+            assert_ne!(answer.status(), StatusCode::NOT_FOUND, "{domain}");
+            assert!(cached(&state) <= IDLE_ENDPOINTS, "{}", cached(&state));
+        }
+        assert_eq!(cached(&state), IDLE_ENDPOINTS);
+        // The endpoint with a live session was kept, and its session with it.
+        assert!(
+            state
+                .services
+                .lock()
+                .unwrap()
+                .contains_key(&SessionSpec::new(Capability::Two, "library"))
+        );
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri("/mcp/2/library")
+            .header("host", "127.0.0.1")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(Body::from(
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            ))
+            .unwrap();
+        let answer = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(answer.status(), StatusCode::ACCEPTED);
+        // Unknown domains build nothing.
+        let answer = send(&router, Method::GET, "/mcp/2/nosuchdomain", "").await;
+        assert_eq!(answer.status(), StatusCode::NOT_FOUND);
+        assert_eq!(cached(&state), IDLE_ENDPOINTS);
+    }
 }

@@ -38,6 +38,8 @@ pub enum SqlError {
     BindCount { expected: usize, given: usize },
     #[error("statement interrupted after {0:?} (time limit)")]
     Interrupted(Duration),
+    #[error("the result holds more than {0} bytes (the limit of this read)")]
+    TooLarge(usize),
     #[error("text column holds invalid UTF-8")]
     InvalidUtf8,
     #[error("{0}")]
@@ -113,7 +115,10 @@ fn now_ms() -> u64 {
 }
 
 impl Database {
-    fn new(path: PathBuf, time_limit: Duration) -> Self {
+    /// A database at any file, with the same protections as the ones of a [`DatabaseSet`]
+    /// (read-only, `query_only`, the time limit): for files named by a client, such as those of
+    /// capability 1's hidden `initialize_active_data`, after the caller has confined the path.
+    pub fn new(path: PathBuf, time_limit: Duration) -> Self {
         Self {
             path,
             time_limit,
@@ -133,8 +138,21 @@ impl Database {
 
     /// Runs one statement with positional bindings and fetches as asked.
     pub fn query(&self, sql: &str, binds: &[SqlValue], fetch: Fetch) -> Result<Fetched, SqlError> {
+        self.query_within(sql, binds, fetch, usize::MAX)
+    }
+
+    /// [`Database::query`] that stops fetching with [`SqlError::TooLarge`] once the rows
+    /// fetched so far take more than `max_bytes` (estimated as [`SqlValue::estimated_bytes`]),
+    /// so that a statement yielding endless rows cannot exhaust memory before its time limit.
+    pub fn query_within(
+        &self,
+        sql: &str,
+        binds: &[SqlValue],
+        fetch: Fetch,
+        max_bytes: usize,
+    ) -> Result<Fetched, SqlError> {
         let pooled = self.acquire()?;
-        let result = run(&pooled, sql, binds, fetch, self.time_limit);
+        let result = run(&pooled, sql, binds, fetch, self.time_limit, max_bytes);
         self.release(pooled);
         result
     }
@@ -202,6 +220,7 @@ fn run(
     binds: &[SqlValue],
     fetch: Fetch,
     time_limit: Duration,
+    max_bytes: usize,
 ) -> Result<Fetched, SqlError> {
     let deadline = now_ms().saturating_add(time_limit.as_millis() as u64);
     pooled.deadline_ms.store(deadline, Ordering::Relaxed);
@@ -223,11 +242,17 @@ fn run(
             .query(rusqlite::params_from_iter(binds.iter()))
             .map_err(interrupted)?;
         let mut fetched = Vec::new();
+        let mut bytes = 0usize;
         while let Some(row) = rows.next().map_err(interrupted)? {
             let mut cells = Vec::with_capacity(columns);
             for i in 0..columns {
                 let cell = row.get_ref(i)?;
-                cells.push(SqlValue::from_ref(cell).map_err(|_| SqlError::InvalidUtf8)?);
+                let value = SqlValue::from_ref(cell).map_err(|_| SqlError::InvalidUtf8)?;
+                bytes = bytes.saturating_add(value.estimated_bytes());
+                cells.push(value);
+            }
+            if bytes > max_bytes {
+                return Err(SqlError::TooLarge(max_bytes));
             }
             fetched.push(cells);
             if fetch == Fetch::One {

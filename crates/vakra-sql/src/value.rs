@@ -22,6 +22,17 @@ impl SqlValue {
             ValueRef::Blob(bytes) => SqlValue::Blob(bytes.to_vec()),
         })
     }
+
+    /// The memory this value takes once fetched (the enum and its heap data), for the byte
+    /// limit of [`crate::Database::query_within`].
+    pub fn estimated_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + match self {
+                SqlValue::Text(s) => s.len(),
+                SqlValue::Blob(b) => b.len(),
+                _ => 0,
+            }
+    }
 }
 
 impl rusqlite::ToSql for SqlValue {

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use vakra_catalog::FetchMode as Fetch;
-use vakra_sql::{DatabaseSet, Fetched, SqlError, SqlValue};
+use vakra_sql::{Database, DatabaseSet, Fetched, SqlError, SqlValue};
 
 fn fixture() -> (tempfile::TempDir, DatabaseSet) {
     let dir = tempfile::tempdir().unwrap();
@@ -201,4 +201,38 @@ fn invalid_utf8_text_is_an_error() {
         .query("SELECT x FROM t", &[], Fetch::All)
         .unwrap_err();
     assert!(matches!(err, SqlError::InvalidUtf8), "{err}");
+}
+
+#[test]
+fn endless_results_stop_at_the_byte_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("any.sqlite");
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x)")
+        .unwrap();
+    // A database at any file has the limits of a set's: a long time limit, but a byte limit
+    // that stops an endless result long before memory runs out.
+    let db = Database::new(path, Duration::from_secs(600));
+    let endless = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT n, 'padding' FROM c";
+    let started = std::time::Instant::now();
+    let err = db
+        .query_within(endless, &[], Fetch::All, 1 << 20)
+        .unwrap_err();
+    assert!(
+        matches!(err, SqlError::TooLarge(limit) if limit == 1 << 20),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Within the limit the rows come as with `query`.
+    assert_eq!(
+        db.query_within("SELECT 1", &[], Fetch::All, 1 << 20)
+            .unwrap(),
+        Fetched::All(vec![vec![SqlValue::Integer(1)]])
+    );
+    // ... and the connection stays read-only.
+    assert!(
+        db.query("INSERT INTO t VALUES (1)", &[], Fetch::All)
+            .is_err()
+    );
 }
