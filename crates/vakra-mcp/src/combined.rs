@@ -33,7 +33,7 @@ impl CombinedServer {
         info: ServerConfig,
     ) -> Result<Self, vakra_retrieval::RetrievalError> {
         let specs = if domains.is_empty() {
-            retrievers.all_tools()
+            retrievers.all_tools()?
         } else {
             let primaries: Vec<&str> = domains.iter().map(String::as_str).collect();
             retrievers.tools_for_domains(&primaries)?
