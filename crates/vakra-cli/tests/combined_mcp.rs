@@ -387,6 +387,50 @@ async fn ask_demo_questions(root: &Path, args: &[&std::ffi::OsStr]) -> Vec<f64> 
     first_distances
 }
 
+/// The API hop of every demo question: its `api_call` runs in a capability-4 session of its
+/// domain (the REST-BIRD tools of capability 2, listed first) and answers data, not an error
+/// text, an MCP error or an empty result.
+#[tokio::test]
+async fn demo_questions_api_calls_answer_data() {
+    let root = demo_root(true);
+    let questions = demo_questions();
+    let mut called = 0;
+    for domain in DOMAINS {
+        let client = stdio_client(root.path(), "4", domain).await;
+        let listed = listed(&client.list_all_tools().await.unwrap());
+        for q in questions.iter().filter(|q| q["domain"] == domain) {
+            let call = &q["api_call"];
+            assert_eq!(call["domain"], domain, "{}", q["id"]);
+            let tool = call["tool"].as_str().expect("api_call.tool");
+            assert!(
+                listed.iter().any(|(name, _, _)| name == tool),
+                "{}: {tool} is not listed",
+                q["id"]
+            );
+            let (text, is_error) = call_tool(&client, tool, call["arguments"].clone()).await;
+            assert!(!is_error, "{}: {tool}: {text}", q["id"]);
+            assert!(!text.starts_with("Error"), "{}: {tool}: {text}", q["id"]);
+            let value: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{}: {tool}: not JSON ({e}): {text}", q["id"]));
+            let empty = match &value {
+                Value::Null => true,
+                Value::Array(items) => items.is_empty(),
+                Value::Object(fields) => {
+                    fields.is_empty()
+                        || fields.contains_key("error")
+                        || fields.contains_key("detail")
+                        || fields.values().all(|v| v.is_null() || *v == json!([]))
+                }
+                _ => false,
+            };
+            assert!(!empty, "{}: {tool}: no data: {text}", q["id"]);
+            called += 1;
+        }
+        client.cancel().await.unwrap();
+    }
+    assert_eq!(called, questions.len());
+}
+
 #[tokio::test]
 async fn demo_questions_find_their_gold_documents() {
     let root = demo_root(true);
