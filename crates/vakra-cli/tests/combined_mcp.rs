@@ -753,9 +753,90 @@ mod dense {
     use std::ffi::OsStr;
     use std::path::Path;
 
+    use serde_json::json;
+
     use super::common::index;
     use super::minilm::model_dir;
-    use super::{ask_demo_questions, demo_root, mcp_in_mode, model_commands, run_vakra};
+    use super::{
+        ask_demo_questions, call_tool, check_results, demo_root, mcp_in_mode, model_commands,
+        repo_root, run_vakra, stdio_client_with,
+    };
+
+    /// The session arguments of `mode` with `model`.
+    fn mode_args<'a>(mode: &'a str, model: &'a Path) -> [&'a OsStr; 4] {
+        [
+            OsStr::new("--search-mode"),
+            OsStr::new(mode),
+            OsStr::new("--embedding-model"),
+            model.as_os_str(),
+        ]
+    }
+
+    /// An index whose vectors file was cut short is damaged: dense and hybrid searches of it
+    /// answer the documented text (`docs/compatibility.md`, "Missing or damaged index"), and
+    /// the other domains keep answering.
+    #[tokio::test]
+    async fn a_truncated_vectors_file_is_a_damaged_index() {
+        let Some(model) = model_dir() else { return };
+        let root = demo_root(false);
+        index(
+            root.path(),
+            &[OsStr::new("--embedding-model"), model.as_os_str()],
+        );
+        let vectors = root.path().join("indexes/library/vectors.f32");
+        let length = std::fs::metadata(&vectors).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&vectors)
+            .unwrap()
+            .set_len(length - 6)
+            .unwrap();
+        for mode in ["dense", "hybrid"] {
+            let args = mode_args(mode, &model);
+            let client = stdio_client_with(root.path(), "4", "library", &args, &[]).await;
+            let (text, is_error) =
+                call_tool(&client, "query_library", json!({"question": "branch"})).await;
+            assert_eq!(
+                (text.as_str(), is_error),
+                (
+                    "Error: the document index of domain 'library' is damaged or incompatible (rebuild it with `vakra index`)",
+                    false
+                ),
+                "{mode}"
+            );
+            let (text, _) =
+                call_tool(&client, "query_weather", json!({"question": "station"})).await;
+            assert_eq!(check_results(&text, "weather").len(), 10, "{mode}");
+            client.cancel().await.unwrap();
+        }
+    }
+
+    /// An index embedded with one model is refused by sessions with another (here the tiny
+    /// ModernBERT fixture), with the documented text naming both models.
+    #[tokio::test]
+    async fn an_index_of_another_model_is_refused() {
+        let Some(model) = model_dir() else { return };
+        let root = demo_root(false);
+        index(
+            root.path(),
+            &[OsStr::new("--embedding-model"), model.as_os_str()],
+        );
+        let other = repo_root().join("crates/vakra-retrieval/tests/fixtures/modernbert-tiny/cls");
+        let name = |dir: &Path| dir.file_name().unwrap().to_string_lossy().into_owned();
+        let expected = format!(
+            "Error: the index of domain \"weather\" was embedded with model \"{}\", not with \"{}\"; rebuild it",
+            name(&model),
+            name(&other)
+        );
+        for mode in ["dense", "hybrid"] {
+            let args = mode_args(mode, &other);
+            let client = stdio_client_with(root.path(), "4", "weather", &args, &[]).await;
+            let (text, is_error) =
+                call_tool(&client, "query_weather", json!({"question": "station"})).await;
+            assert_eq!((text.as_str(), is_error), (expected.as_str(), false), "{mode}");
+            client.cancel().await.unwrap();
+        }
+    }
 
     /// Every demo question over sessions in `mode` with `model`.
     async fn ask_all(root: &Path, model: &Path, mode: &str) -> Vec<f64> {
