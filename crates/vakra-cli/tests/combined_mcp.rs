@@ -833,7 +833,11 @@ mod dense {
             let client = stdio_client_with(root.path(), "4", "weather", &args, &[]).await;
             let (text, is_error) =
                 call_tool(&client, "query_weather", json!({"question": "station"})).await;
-            assert_eq!((text.as_str(), is_error), (expected.as_str(), false), "{mode}");
+            assert_eq!(
+                (text.as_str(), is_error),
+                (expected.as_str(), false),
+                "{mode}"
+            );
             client.cancel().await.unwrap();
         }
     }

@@ -142,10 +142,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_failed_search_task_is_an_internal_error_text() {
-        let panicked = tokio::task::spawn_blocking(|| -> Option<(String, bool)> {
-            panic!("search blew up")
-        })
-        .await;
+        let panicked =
+            tokio::task::spawn_blocking(|| -> Option<(String, bool)> { panic!("search blew up") })
+                .await;
         assert_eq!(
             retriever_answer("query_library", panicked),
             (

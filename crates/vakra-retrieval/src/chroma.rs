@@ -193,20 +193,6 @@ fn immutable_uri(path: &Path) -> String {
     uri
 }
 
-#[cfg(test)]
-mod tests {
-    use super::immutable_uri;
-    use std::path::Path;
-
-    #[test]
-    fn immutable_uris_escape_what_sqlite_would_read_as_syntax() {
-        assert_eq!(
-            immutable_uri(Path::new("/data/a b/chroma?.sqlite3#x%")),
-            "file:/data/a%20b/chroma%3F.sqlite3%23x%25?immutable=1"
-        );
-    }
-}
-
 /// The one non-NULL typed column of a metadata row.
 fn metadata_value(row: &Row<'_>) -> rusqlite::Result<Value> {
     if let Some(s) = row.get::<_, Option<String>>(3)? {
@@ -222,4 +208,18 @@ fn metadata_value(row: &Row<'_>) -> rusqlite::Result<Value> {
         return Ok(Value::from(f));
     }
     Ok(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::immutable_uri;
+    use std::path::Path;
+
+    #[test]
+    fn immutable_uris_escape_what_sqlite_would_read_as_syntax() {
+        assert_eq!(
+            immutable_uri(Path::new("/data/a b/chroma?.sqlite3#x%")),
+            "file:/data/a%20b/chroma%3F.sqlite3%23x%25?immutable=1"
+        );
+    }
 }

@@ -172,7 +172,8 @@ mod tests {
                 .descriptions
                 .insert(domain.into(), text.map(str::to_owned));
         }
-        let described = |files: &RetrieverFiles, d: &str| description(files, d).expect("description");
+        let described =
+            |files: &RetrieverFiles, d: &str| description(files, d).expect("description");
         assert_eq!(described(&files, "a"), "text");
         assert_eq!(described(&files, "b"), "x");
         // No `description` key, or no entry: the server's default, stripped by FastAPI.
@@ -180,7 +181,10 @@ mod tests {
         assert_eq!(described(&files, "zz"), "server default for zz");
         // Published empty: the wrapper's default.
         for domain in ["c", "e", "f"] {
-            assert_eq!(described(&files, domain), format!("wrapper default for '{domain}'"));
+            assert_eq!(
+                described(&files, domain),
+                format!("wrapper default for '{domain}'")
+            );
         }
         // A server default that FastAPI publishes empty gets the wrapper's.
         files.defaults = Some(DefaultDescriptions {
@@ -192,7 +196,9 @@ mod tests {
         files.defaults = None;
         files.defaults_path = "root/retrievers/default_descriptions.json".into();
         assert_eq!(described(&files, "a"), "text");
-        let error = description(&files, "d").expect_err("no defaults").to_string();
+        let error = description(&files, "d")
+            .expect_err("no defaults")
+            .to_string();
         assert!(
             error.contains("root/retrievers/default_descriptions.json")
                 && error.contains("\"d\"")

@@ -200,7 +200,12 @@ fn chroma_records_without_a_document_are_skipped_and_counted() {
             "mixed",
             &[
                 ("m1_0", "Kept\nA record about lighthouses.", "m1", false),
-                ("m2_0", "Dropped\nA record about lighthouses too.", "m2", false),
+                (
+                    "m2_0",
+                    "Dropped\nA record about lighthouses too.",
+                    "m2",
+                    false,
+                ),
                 ("m3_0", "", "m3", false),
             ],
         )],
@@ -244,7 +249,11 @@ fn a_chroma_store_that_cannot_be_opened_read_only_is_read_as_immutable() {
     let root = TempRoot::new();
     write_chroma(
         &root,
-        &[("c0", "walled", &[("w_0", "Walled\nA store in WAL mode.", "w", false)])],
+        &[(
+            "c0",
+            "walled",
+            &[("w_0", "Walled\nA store in WAL mode.", "w", false)],
+        )],
         true,
     );
     let store = root.path().join("documents/chroma.sqlite3");
@@ -256,11 +265,13 @@ fn a_chroma_store_that_cannot_be_opened_read_only_is_read_as_immutable() {
     drop(conn);
     std::fs::create_dir(root.path().join("documents/chroma.sqlite3-wal")).expect("mkdir");
     // The read-only open really fails here.
-    let plain = rusqlite::Connection::open_with_flags(
-        &store,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .and_then(|c| c.query_row("SELECT count(*) FROM collections", [], |r| r.get::<_, i64>(0)));
+    let plain =
+        rusqlite::Connection::open_with_flags(&store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .and_then(|c| {
+                c.query_row("SELECT count(*) FROM collections", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+            });
     assert!(plain.is_err(), "{plain:?}");
     let report = build_indexes(&root.data_root(), false).expect("build");
     assert_eq!(report.domains.len(), 1);

@@ -267,10 +267,7 @@ fn domains_without_a_description_get_the_reference_defaults() {
         r#"{"no_description": "only one"}"#,
     );
     let error = Retrievers::open(&root.data_root()).expect_err("malformed");
-    assert!(
-        error.to_string().contains("empty_description"),
-        "{error}"
-    );
+    assert!(error.to_string().contains("empty_description"), "{error}");
 }
 
 #[test]
