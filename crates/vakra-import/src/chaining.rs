@@ -264,7 +264,7 @@ fn walk<'s>(stmt: &'s Stmt, f: &mut dyn FnMut(&'s Stmt)) {
     stmt.for_each_child(&mut |_| {}, &mut |s| walk(s, f));
 }
 
-fn walk_exprs<'s>(stmt: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
+pub(crate) fn walk_exprs<'s>(stmt: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
     fn expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         f(e);
         e.for_each_child(&mut |c| expr(c, f));

@@ -8,7 +8,7 @@
 //! fetch mode, the empty-result template and the success expression. Only the modules the app
 //! mounts are imported, in mount order ([`app`]). Endpoints that do not fit the catalog are listed,
 //! never silently dropped. The data files the other capabilities read are copied
-//! ([`data_files`]), capability 1's mapping and tool texts are converted ([`chaining`]), and a dataset's databases and documents are linked in ([`dataset`]).
+//! ([`data_files`]), capability 1's mapping and tool texts are converted ([`chaining`]), the retriever tools' default descriptions are read ([`retriever_texts`]), and a dataset's databases and documents are linked in ([`dataset`]).
 
 pub mod app;
 pub mod chaining;
@@ -16,6 +16,7 @@ pub mod data_files;
 pub mod dataset;
 pub mod docstrings;
 pub mod evaluator;
+pub mod retriever_texts;
 pub mod router;
 
 use std::path::{Path, PathBuf};
@@ -140,6 +141,9 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport, ImportError> {
     report
         .data_files
         .extend(evaluator::import_prompts(repo, &root)?);
+    report
+        .data_files
+        .extend(retriever_texts::import_retriever_texts(repo, &root)?);
     report.missing_data_files = copied.missing;
     if let Some(dataset) = &options.dataset {
         report.linked = dataset::link_dataset(dataset, &root)?;

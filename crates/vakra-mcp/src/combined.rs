@@ -33,7 +33,7 @@ impl CombinedServer {
         info: ServerConfig,
     ) -> Result<Self, vakra_retrieval::RetrievalError> {
         let specs = if domains.is_empty() {
-            retrievers.all_tools()
+            retrievers.all_tools()?
         } else {
             let primaries: Vec<&str> = domains.iter().map(String::as_str).collect();
             retrievers.tools_for_domains(&primaries)?
@@ -74,15 +74,33 @@ impl CombinedServer {
                     .find_map(|d| retrievers.call(d, &tool, &arguments))
             })
             .await;
-            return match answer {
-                Ok(Some(answer)) => answer,
-                _ => (format!("Tool '{name}' not found"), true),
-            };
+            return retriever_answer(name, answer);
         }
         if self.rest.tools().iter().any(|t| t.name == name) {
             return self.rest.call(name, arguments).await;
         }
         (format!("Tool '{name}' not found"), true)
+    }
+}
+
+/// What a retriever tool's call answers once its blocking search task is over. A task that
+/// panicked or was cancelled is an internal error of this server, not an unknown tool: the agent
+/// reads an `Error: …` text (not an MCP error, like the wrapper's `Error: {e}` for an unexpected
+/// exception) and the operator finds the cause in the log.
+fn retriever_answer(
+    name: &str,
+    answer: Result<Option<(String, bool)>, tokio::task::JoinError>,
+) -> (String, bool) {
+    match answer {
+        Ok(Some(answer)) => answer,
+        Ok(None) => (format!("Tool '{name}' not found"), true),
+        Err(e) => {
+            tracing::error!("{name}: the search task failed: {e}");
+            (
+                format!("Error: an internal error happened in {name}; the search did not complete"),
+                false,
+            )
+        }
     }
 }
 
@@ -115,5 +133,35 @@ impl ServerHandler for CombinedServer {
             .call(&request.name, request.arguments.unwrap_or_default())
             .await;
         Ok(crate::text_result(text, is_error).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::retriever_answer;
+
+    #[tokio::test]
+    async fn a_failed_search_task_is_an_internal_error_text() {
+        let panicked =
+            tokio::task::spawn_blocking(|| -> Option<(String, bool)> { panic!("search blew up") })
+                .await;
+        assert_eq!(
+            retriever_answer("query_library", panicked),
+            (
+                "Error: an internal error happened in query_library; the search did not complete"
+                    .to_owned(),
+                false
+            )
+        );
+        let unknown = tokio::task::spawn_blocking(|| None).await;
+        assert_eq!(
+            retriever_answer("query_x", unknown),
+            ("Tool 'query_x' not found".to_owned(), true)
+        );
+        let answered = tokio::task::spawn_blocking(|| Some(("{}".to_owned(), false))).await;
+        assert_eq!(
+            retriever_answer("query_x", answered),
+            ("{}".to_owned(), false)
+        );
     }
 }

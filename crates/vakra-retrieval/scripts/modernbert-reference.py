@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """Makes tiny random ModernBERT sentence-embedding models and their reference embeddings, to
 check the `dense` feature's ModernBERT encoder against Hugging Face transformers without the
-real (granite-embedding-english-r2) weights. Not run in CI: it needs torch, transformers and
+real (granite-embedding-english-r2) weights. The models' output is the committed test fixture
+crates/vakra-retrieval/tests/fixtures/modernbert-tiny (random weights and a small WordPiece
+vocabulary made here, so both are this project's). Rerunning it needs torch, transformers and
 sentence-transformers (a few GB), e.g. in a throw-away venv:
 
     python3 -m venv /tmp/mbvenv
     /tmp/mbvenv/bin/pip install torch transformers safetensors sentence-transformers
     /tmp/mbvenv/bin/python crates/vakra-retrieval/scripts/modernbert-reference.py \
-        "$(crates/vakra-retrieval/scripts/fetch-minilm.sh)" /tmp/modernbert-tiny
-    VAKRA_MODERNBERT_DIR=/tmp/modernbert-tiny cargo test -p vakra-retrieval --features dense \
-        --lib modernbert -- --nocapture
+        crates/vakra-retrieval/tests/fixtures/modernbert-tiny
+    cargo test -p vakra-retrieval --features dense --lib modernbert -- --nocapture
 
-TOKENIZER_DIR is any BERT-style model folder (tokenizer.json, tokenizer_config.json, vocab.txt);
-the MiniLM folder of fetch-minilm.sh does. OUT gets two model folders:
+OUT gets two model folders (weights of 32 dimensions, under 200 KB each):
 
     OUT/cls/     transformers' current config form (layer_types, rope_parameters);
                  CLS pooling, then Normalize (the layout of granite-embedding-english-r2)
@@ -29,7 +29,8 @@ from pathlib import Path
 
 import torch
 from sentence_transformers import SentenceTransformer
-from transformers import ModernBertConfig, ModernBertModel
+from tokenizers import BertWordPieceTokenizer
+from transformers import BertTokenizerFast, ModernBertConfig, ModernBertModel
 
 TEXTS = [
     "Which branch of the library opens earliest on Sundays?",
@@ -40,12 +41,34 @@ TEXTS = [
     "Numbers 12345 and punctuation; (brackets), quotes \"like these\" - and UPPER case.",
 ]
 
-TOKENIZER_FILES = [
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-    "vocab.txt",
-]
+HIDDEN = 32
+SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+PUNCTUATION = ".,;:()\"'-?!"
+WORDS = ["the", "and", "of", "library", "weather", "station", "branch", "wind", "##s", "##ing"]
+
+
+def vocabulary() -> list:
+    """A small uncased WordPiece vocabulary: specials, characters, continuations, a few words."""
+    return SPECIAL + list(CHARS) + list(PUNCTUATION) + ["##" + c for c in CHARS] + WORDS
+
+
+def tokenizer(work: Path) -> BertTokenizerFast:
+    work.mkdir(parents=True, exist_ok=True)
+    vocab = work / "vocab.txt"
+    vocab.write_text("\n".join(vocabulary()) + "\n")
+    wordpiece = BertWordPieceTokenizer(str(vocab), lowercase=True)
+    wordpiece.save(str(work / "tokenizer.json"))
+    return BertTokenizerFast(
+        tokenizer_file=str(work / "tokenizer.json"),
+        do_lower_case=True,
+        model_max_length=128,
+        unk_token="[UNK]",
+        sep_token="[SEP]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        mask_token="[MASK]",
+    )
 
 
 def write_json(path: Path, value) -> None:
@@ -66,7 +89,7 @@ def sentence_transformers_files(folder: Path, cls: bool, normalize: bool) -> Non
     write_json(
         folder / "1_Pooling" / "config.json",
         {
-            "word_embedding_dimension": 64,
+            "word_embedding_dimension": HIDDEN,
             "pooling_mode_cls_token": cls,
             "pooling_mode_mean_tokens": not cls,
             "pooling_mode_max_tokens": False,
@@ -89,25 +112,26 @@ def reference(folder: Path) -> float:
 
 
 def main() -> None:
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 2:
         sys.exit(__doc__)
-    tokenizer_dir, out = Path(sys.argv[1]), Path(sys.argv[2])
-    vocab_size = json.loads((tokenizer_dir / "tokenizer.json").read_text())["model"]["vocab"]
+    out = Path(sys.argv[1])
+    tok = tokenizer(out / "_vocab")
+    ids = tok.convert_tokens_to_ids
     torch.manual_seed(20261121)
     config = ModernBertConfig(
-        vocab_size=len(vocab_size),
-        hidden_size=64,
-        intermediate_size=96,
+        vocab_size=len(vocabulary()),
+        hidden_size=HIDDEN,
+        intermediate_size=48,
         num_hidden_layers=4,
         num_attention_heads=4,
         max_position_embeddings=256,
         local_attention=16,
         global_attn_every_n_layers=3,
-        pad_token_id=0,
-        bos_token_id=101,
-        cls_token_id=101,
-        eos_token_id=102,
-        sep_token_id=102,
+        pad_token_id=ids("[PAD]"),
+        bos_token_id=ids("[CLS]"),
+        cls_token_id=ids("[CLS]"),
+        eos_token_id=ids("[SEP]"),
+        sep_token_id=ids("[SEP]"),
         initializer_range=0.2,
     )
     model = ModernBertModel(config).eval()
@@ -121,8 +145,7 @@ def main() -> None:
         if folder.exists():
             shutil.rmtree(folder)
         model.save_pretrained(str(folder), safe_serialization=True)
-        for name in TOKENIZER_FILES:
-            shutil.copy(tokenizer_dir / name, folder / name)
+        tok.save_pretrained(str(folder))
         sentence_transformers_files(folder, cls, normalize)
         if sub == "mean":
             legacy = json.loads((folder / "config.json").read_text())
@@ -133,7 +156,9 @@ def main() -> None:
             legacy["global_attn_every_n_layers"] = 3
             write_json(folder / "config.json", legacy)
         spread = reference(folder)
-        print(f"{folder}: batch vs one-by-one max abs diff {spread:.2e}")
+        lengths = [len(tok(t)["input_ids"]) for t in TEXTS]
+        print(f"{folder}: tokens per text {lengths}; batch vs one-by-one max abs diff {spread:.2e}")
+    shutil.rmtree(out / "_vocab")
 
 
 if __name__ == "__main__":

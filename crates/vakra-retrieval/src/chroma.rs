@@ -31,28 +31,48 @@ pub(crate) struct Collection {
     pub(crate) name: String,
 }
 
+/// A collection's records: those with a text, and the ids of those without one.
+#[derive(Debug, Default)]
+pub(crate) struct Records {
+    /// Records with a `chroma:document` row, in insertion order.
+    pub(crate) documents: Vec<Document>,
+    /// Ids of records without one (Chroma stores no row for a record added without a document);
+    /// they have nothing to search, so they are left out and reported.
+    pub(crate) without_text: Vec<String>,
+}
+
 impl ChromaStore {
+    /// Opens the store read-only. When that fails (a store in WAL mode on a read-only mount
+    /// cannot create its `-shm` file, for example), it is opened again as an immutable file
+    /// (`file:…?immutable=1`), which reads the database file alone, without locks.
     pub(crate) fn open(path: &Path) -> Result<Self, RetrievalError> {
         let fail = |source| RetrievalError::Chroma {
             path: path.to_path_buf(),
             source,
         };
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(fail)?;
-        let has_bool_column = conn
-            .prepare("SELECT name FROM pragma_table_info('embedding_metadata')")
-            .and_then(|mut stmt| {
-                let names = stmt.query_map([], |row| row.get::<_, String>(0))?;
-                let mut found = false;
-                for name in names {
-                    found |= name? == "bool_value";
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let opened = Connection::open_with_flags(path, flags)
+            .and_then(|conn| Ok((has_bool_column(&conn)?, conn)));
+        let (has_bool_column, conn) = match opened {
+            Ok(opened) => opened,
+            Err(first) => {
+                let retried = Connection::open_with_flags(
+                    immutable_uri(path),
+                    flags | OpenFlags::SQLITE_OPEN_URI,
+                )
+                .and_then(|conn| Ok((has_bool_column(&conn)?, conn)));
+                match retried {
+                    Ok(opened) => {
+                        tracing::warn!(
+                            "{}: opened as an immutable file after a read-only open failed: {first}",
+                            path.display()
+                        );
+                        opened
+                    }
+                    Err(_) => return Err(fail(first)),
                 }
-                Ok(found)
-            })
-            .map_err(fail)?;
+            }
+        };
         Ok(Self {
             conn,
             path: path.to_path_buf(),
@@ -86,8 +106,9 @@ impl ChromaStore {
     }
 
     /// The records of a collection in insertion order, with their text and user metadata
-    /// (keys in ascending order, as the metadata table's primary key stores them).
-    pub(crate) fn documents(&self, collection_id: &str) -> Result<Vec<Document>, RetrievalError> {
+    /// (keys in ascending order, as the metadata table's primary key stores them); records
+    /// without a text are set apart.
+    pub(crate) fn documents(&self, collection_id: &str) -> Result<Records, RetrievalError> {
         let bool_column = if self.has_bool_column {
             "m.bool_value"
         } else {
@@ -102,19 +123,21 @@ impl ChromaStore {
         );
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.fail(e))?;
         let mut rows = stmt.query([collection_id]).map_err(|e| self.fail(e))?;
-        let mut documents: Vec<Document> = Vec::new();
+        // Each record with whether it has a text.
+        let mut records: Vec<(Document, bool)> = Vec::new();
         let mut current_row_id: Option<i64> = None;
         while let Some(row) = rows.next().map_err(|e| self.fail(e))? {
             let row_id: i64 = row.get(0).map_err(|e| self.fail(e))?;
             if current_row_id != Some(row_id) {
                 current_row_id = Some(row_id);
-                documents.push(Document {
+                let document = Document {
                     id: row.get(1).map_err(|e| self.fail(e))?,
                     text: String::new(),
                     metadata: Map::new(),
-                });
+                };
+                records.push((document, false));
             }
-            let Some(document) = documents.last_mut() else {
+            let Some((document, has_text)) = records.last_mut() else {
                 continue;
             };
             let Some(key) = row.get::<_, Option<String>>(2).map_err(|e| self.fail(e))? else {
@@ -124,13 +147,50 @@ impl ChromaStore {
             if key == DOCUMENT_KEY {
                 if let Value::String(text) = value {
                     document.text = text;
+                    *has_text = true;
                 }
             } else if !key.starts_with("chroma:") {
                 document.metadata.insert(key, value);
             }
         }
-        Ok(documents)
+        let mut result = Records::default();
+        for (document, has_text) in records {
+            if has_text {
+                result.documents.push(document);
+            } else {
+                result.without_text.push(document.id);
+            }
+        }
+        Ok(result)
     }
+}
+
+/// Whether `embedding_metadata` has Chroma 1.x's `bool_value` column; the first read of the
+/// store, so it also shows whether the store can be read at all.
+fn has_bool_column(conn: &Connection) -> rusqlite::Result<bool> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('embedding_metadata')")?;
+    let names = stmt.query_map([], |row| row.get::<_, String>(0))?;
+    let mut found = false;
+    for name in names {
+        found |= name? == "bool_value";
+    }
+    Ok(found)
+}
+
+/// SQLite's URI for `path` opened as an immutable file: the path percent-encoded (everything
+/// but unreserved characters and `/`), so that `?`, `#` and `%` in it stay part of the name.
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for byte in path.as_os_str().as_encoded_bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(char::from(*byte));
+            }
+            _ => uri.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
 }
 
 /// The one non-NULL typed column of a metadata row.
@@ -148,4 +208,18 @@ fn metadata_value(row: &Row<'_>) -> rusqlite::Result<Value> {
         return Ok(Value::from(f));
     }
     Ok(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::immutable_uri;
+    use std::path::Path;
+
+    #[test]
+    fn immutable_uris_escape_what_sqlite_would_read_as_syntax() {
+        assert_eq!(
+            immutable_uri(Path::new("/data/a b/chroma?.sqlite3#x%")),
+            "file:/data/a%20b/chroma%3F.sqlite3%23x%25?immutable=1"
+        );
+    }
 }

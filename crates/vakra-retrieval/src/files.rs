@@ -1,13 +1,18 @@
-//! The reference's two retriever data files, as `vakra import` copies them into
+//! The reference's retriever data files, as `vakra import` copies them into
 //! `<root>/retrievers/`.
 //!
 //! * `domain_negatives.json`: `{"<domain>": ["<domain>", …]}`: the retriever domains a
 //!   capability-4 session on `<domain>` offers (itself and confusable distractors).
 //! * `domain_description_dict.json`: `{"<domain>": {"description": "…"}}`: the query tools'
 //!   descriptions.
+//! * `default_descriptions.json`: `{"no_description": "…", "empty_description": "…"}`: the
+//!   reference's two default texts, templates over `{domain}`, that `vakra import` reads from
+//!   its source (they are its prose, so the crate has none): the retriever server's, for a
+//!   domain without an entry or without a `description` key, and the combined MCP wrapper's,
+//!   for a description that FastAPI publishes empty (`null`, blank).
 //!
-//! Either file may be absent, as in the reference: no negatives means a session offers only its
-//! own domain; no description means the reference's default text.
+//! Any file may be absent, as in the reference: no negatives means a session offers only its
+//! own domain; the defaults are needed only by a domain without a description.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,12 +26,32 @@ use crate::RetrievalError;
 pub(crate) struct RetrieverFiles {
     /// `None` when the file is absent.
     pub(crate) negatives: Option<Vec<(String, Vec<String>)>>,
-    /// Domain → its `description` (`None` when the entry has none).
+    /// Domain → its `description` (`None` when the entry has none; `null` is an empty text).
     pub(crate) descriptions: HashMap<String, Option<String>>,
+    /// The default texts, `None` when the file is absent.
+    pub(crate) defaults: Option<DefaultDescriptions>,
+    /// Where the default texts are read from, named when they are needed but absent.
+    pub(crate) defaults_path: std::path::PathBuf,
 }
 
+/// The reference's default descriptions, templates over [`DOMAIN_PLACEHOLDER`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DefaultDescriptions {
+    /// The retriever server's, for a domain without a description entry or key.
+    pub(crate) no_description: String,
+    /// The combined wrapper's, for a description published empty.
+    pub(crate) empty_description: String,
+}
+
+/// What stands for the domain name in a default description.
+pub(crate) const DOMAIN_PLACEHOLDER: &str = "{domain}";
+
 impl RetrieverFiles {
-    pub(crate) fn load(negatives: &Path, descriptions: &Path) -> Result<Self, RetrievalError> {
+    pub(crate) fn load(
+        negatives: &Path,
+        descriptions: &Path,
+        defaults: &Path,
+    ) -> Result<Self, RetrievalError> {
         Ok(Self {
             negatives: read_json(negatives)?
                 .map(|v| parse_negatives(negatives, v))
@@ -35,6 +60,10 @@ impl RetrieverFiles {
                 .map(|v| parse_descriptions(descriptions, v))
                 .transpose()?
                 .unwrap_or_default(),
+            defaults: read_json(defaults)?
+                .map(|v| parse_defaults(defaults, v))
+                .transpose()?,
+            defaults_path: defaults.to_path_buf(),
         })
     }
 
@@ -118,6 +147,8 @@ fn parse_descriptions(
             Value::Object(mut fields) => match fields.remove("description") {
                 None => Ok((domain, None)),
                 Some(Value::String(text)) => Ok((domain, Some(text))),
+                // FastAPI publishes `description=None` as no description, like an empty one.
+                Some(Value::Null) => Ok((domain, Some(String::new()))),
                 Some(_) => Err(invalid(
                     path,
                     format!("{domain:?}: description is not a string"),
@@ -129,4 +160,15 @@ fn parse_descriptions(
             )),
         })
         .collect()
+}
+
+fn parse_defaults(path: &Path, value: Value) -> Result<DefaultDescriptions, RetrievalError> {
+    let text = |key: &str| match value.get(key) {
+        Some(Value::String(text)) => Ok(text.clone()),
+        _ => Err(invalid(path, format!("expected a string {key:?}"))),
+    };
+    Ok(DefaultDescriptions {
+        no_description: text("no_description")?,
+        empty_description: text("empty_description")?,
+    })
 }

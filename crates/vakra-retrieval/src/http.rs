@@ -31,11 +31,22 @@ async fn health() -> Response {
 }
 
 async fn domains(State(retrievers): State<Arc<Retrievers>>) -> Response {
-    let list = tokio::task::spawn_blocking(move || retrievers.indexed_domains())
-        .await
-        .unwrap_or_default();
-    let count = list.len();
-    json_response(StatusCode::OK, &json!({"domains": list, "count": count}))
+    domains_response(tokio::task::spawn_blocking(move || retrievers.indexed_domains()).await)
+}
+
+/// The `/domains` body, or a 500 when listing the indexes failed (never an empty list, which
+/// would claim that no domain is served).
+fn domains_response(listed: Result<Vec<String>, tokio::task::JoinError>) -> Response {
+    match listed {
+        Ok(list) => {
+            let count = list.len();
+            json_response(StatusCode::OK, &json!({"domains": list, "count": count}))
+        }
+        Err(e) => {
+            tracing::error!("listing the retriever domains failed: {e}");
+            internal_error()
+        }
+    }
 }
 
 async fn query(
@@ -118,5 +129,36 @@ fn json_response(status: StatusCode, body: &Value) -> Response {
     match vakra_pyjson::dumps(body, &DumpOptions::compact_utf8()) {
         Ok(text) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
         Err(_) => internal_error(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn body(response: Response) -> (StatusCode, String) {
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("body");
+        (status, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    #[tokio::test]
+    async fn a_failed_domain_listing_is_a_500_not_an_empty_list() {
+        let failed =
+            tokio::task::spawn_blocking(|| -> Vec<String> { panic!("read_dir blew up") }).await;
+        assert_eq!(
+            body(domains_response(failed)).await,
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Internal Server Error".to_owned()
+            )
+        );
+        let listed = tokio::task::spawn_blocking(|| vec!["a".to_owned()]).await;
+        assert_eq!(
+            body(domains_response(listed)).await,
+            (StatusCode::OK, r#"{"domains":["a"],"count":1}"#.to_owned())
+        );
     }
 }

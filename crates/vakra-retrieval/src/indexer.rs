@@ -69,8 +69,10 @@ pub struct DomainReport {
 pub struct IndexReport {
     pub domains: Vec<DomainReport>,
     /// Sources that were skipped (invalid domain names, a JSONL file shadowed by a Chroma
-    /// collection), for the operator to see.
+    /// collection, Chroma records without a text), for the operator to see.
     pub warnings: Vec<String>,
+    /// Chroma records left out because they have no document text.
+    pub skipped_records: usize,
 }
 
 /// Builds (or rebuilds) the BM25 index of every domain with documents under `root`: the
@@ -100,7 +102,19 @@ pub fn build_indexes_with(
     for source in sources {
         let started = Instant::now();
         let (documents, kind) = match &source.origin {
-            Origin::Chroma { store, id } => (store.documents(id)?, Source::Chroma),
+            Origin::Chroma { store, id } => {
+                let records = store.documents(id)?;
+                if !records.without_text.is_empty() {
+                    report.warnings.push(format!(
+                        "domain {:?}: {} Chroma records without a document text skipped (first: {:?})",
+                        source.domain,
+                        records.without_text.len(),
+                        records.without_text[0]
+                    ));
+                    report.skipped_records += records.without_text.len();
+                }
+                (records.documents, Source::Chroma)
+            }
             Origin::Jsonl(path) => (jsonl::read(path)?, Source::Jsonl),
         };
         let bar = progress_bar(options.progress, &source.domain, documents.len());

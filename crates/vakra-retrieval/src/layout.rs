@@ -3,7 +3,8 @@
 //! ```text
 //! <root>/documents/chroma.sqlite3        the benchmark's Chroma store (`vakra import --dataset`)
 //! <root>/documents/<domain>.jsonl        plain collections: {"id", "text", "metadata"} per line
-//! <root>/retrievers/domain_negatives.json, domain_description_dict.json
+//! <root>/retrievers/domain_negatives.json, domain_description_dict.json,
+//!                   default_descriptions.json
 //! <root>/indexes/<domain>/               one search index per domain (`vakra index`)
 //! ```
 
@@ -45,6 +46,12 @@ impl Layout {
         self.root
             .join("retrievers")
             .join("domain_description_dict.json")
+    }
+
+    pub(crate) fn default_descriptions_file(&self) -> PathBuf {
+        self.root
+            .join("retrievers")
+            .join("default_descriptions.json")
     }
 
     pub(crate) fn indexes_dir(&self) -> &Path {

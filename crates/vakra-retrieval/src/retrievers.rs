@@ -121,7 +121,11 @@ impl Retrievers {
             }
             _ => None,
         };
-        let files = RetrieverFiles::load(&layout.negatives_file(), &layout.descriptions_file())?;
+        let files = RetrieverFiles::load(
+            &layout.negatives_file(),
+            &layout.descriptions_file(),
+            &layout.default_descriptions_file(),
+        )?;
         let chroma_file = layout.chroma_file();
         let collection_order = if chroma_file.is_file() {
             match ChromaStore::open(&chroma_file).and_then(|s| s.collections()) {
@@ -197,16 +201,18 @@ impl Retrievers {
     }
 
     /// [`Self::tools_for`] for a list of primary domains.
+    /// A domain without a description whose default text is missing (no
+    /// `retrievers/default_descriptions.json`) is an error naming that file.
     pub fn tools_for_domains(&self, primaries: &[&str]) -> Result<Vec<ToolSpec>, RetrievalError> {
-        Ok(self
-            .retriever_domains_of(primaries)?
+        self.retriever_domains_of(primaries)?
             .iter()
             .map(|d| tools::tool_spec(&self.files, d))
-            .collect())
+            .collect()
     }
 
-    /// The tools of a session without a domain filter: one per indexed domain.
-    pub fn all_tools(&self) -> Vec<ToolSpec> {
+    /// The tools of a session without a domain filter: one per indexed domain. Fails as
+    /// [`Self::tools_for_domains`] does.
+    pub fn all_tools(&self) -> Result<Vec<ToolSpec>, RetrievalError> {
         self.indexed_domains()
             .iter()
             .map(|d| tools::tool_spec(&self.files, d))

@@ -11,7 +11,8 @@ use serde_json::{Map, Value, json};
 use vakra_catalog::tools::ToolSpec;
 use vakra_pyjson::DumpOptions;
 
-use crate::files::RetrieverFiles;
+use crate::RetrievalError;
+use crate::files::{DOMAIN_PLACEHOLDER, DefaultDescriptions, RetrieverFiles};
 
 /// The reference's `RETRIEVER_BASE_URL` default, quoted in error texts.
 pub const DEFAULT_BASE_URL: &str = "http://localhost:8001";
@@ -20,23 +21,40 @@ pub(crate) fn tool_name(domain: &str) -> String {
     format!("query_{domain}")
 }
 
-/// The tool's description: the domain's text from `domain_description_dict.json` as FastAPI
-/// publishes it. A domain without a text gets vakra-rs' own fallback (the reference's data
-/// describes every domain; its fallback wording is not reproduced).
-pub(crate) fn description(files: &RetrieverFiles, domain: &str) -> String {
+/// The tool's description as the reference's two servers make it: the retriever server
+/// publishes the domain's `domain_description_dict.json` text, or its own default text when the
+/// domain has no entry or no `description` key, as FastAPI does (stripped, cut at a form feed);
+/// the combined wrapper replaces a published description that is empty with its own default.
+/// Both defaults come from the data root's `default_descriptions.json`; when it is absent and a
+/// default is needed, the error names it.
+pub(crate) fn description(files: &RetrieverFiles, domain: &str) -> Result<String, RetrievalError> {
     let published = match files.descriptions.get(domain) {
         Some(Some(text)) => fastapi_description(text),
-        _ => String::new(),
+        _ => fastapi_description(&default_text(files, domain, |d| &d.no_description)?),
     };
     if published.is_empty() {
-        fallback_description(domain)
+        default_text(files, domain, |d| &d.empty_description)
     } else {
-        published
+        Ok(published)
     }
 }
 
-fn fallback_description(domain: &str) -> String {
-    format!("Searches the documents of the {domain} domain for passages that answer a question.")
+fn default_text(
+    files: &RetrieverFiles,
+    domain: &str,
+    pick: fn(&DefaultDescriptions) -> &String,
+) -> Result<String, RetrievalError> {
+    let defaults = files
+        .defaults
+        .as_ref()
+        .ok_or_else(|| RetrievalError::DataFile {
+            path: files.defaults_path.clone(),
+            message: format!(
+                "missing: domain {domain:?} has no description, and this file has the default \
+                 ones (run `vakra import` to create it)"
+            ),
+        })?;
+    Ok(pick(defaults).replace(DOMAIN_PLACEHOLDER, domain))
 }
 
 /// FastAPI keeps a route description up to the first form feed, stripped of Python whitespace.
@@ -62,12 +80,12 @@ pub(crate) fn input_schema() -> Map<String, Value> {
     }
 }
 
-pub(crate) fn tool_spec(files: &RetrieverFiles, domain: &str) -> ToolSpec {
-    ToolSpec {
+pub(crate) fn tool_spec(files: &RetrieverFiles, domain: &str) -> Result<ToolSpec, RetrievalError> {
+    Ok(ToolSpec {
         name: tool_name(domain),
-        description: description(files, domain),
+        description: description(files, domain)?,
         input_schema: input_schema(),
-    }
+    })
 }
 
 /// The MCP SDK's `jsonschema` check of the arguments against [`input_schema`]: a missing
@@ -134,20 +152,59 @@ mod tests {
 
     #[test]
     fn descriptions_follow_fastapi_and_the_wrapper() {
-        let mut files = RetrieverFiles::default();
-        files
-            .descriptions
-            .insert("a".into(), Some("  text \n".into()));
-        files
-            .descriptions
-            .insert("b".into(), Some("x\u{c}y".into()));
-        files.descriptions.insert("c".into(), Some(" ".into()));
-        files.descriptions.insert("d".into(), None);
-        assert_eq!(description(&files, "a"), "text");
-        assert_eq!(description(&files, "b"), "x");
-        for domain in ["c", "d", "zz"] {
-            assert_eq!(description(&files, domain), fallback_description(domain));
+        let mut files = RetrieverFiles {
+            defaults: Some(DefaultDescriptions {
+                no_description: "  server default for {domain} \n".into(),
+                empty_description: "wrapper default for '{domain}'".into(),
+            }),
+            ..RetrieverFiles::default()
+        };
+        let texts = [
+            ("a", Some("  text \n")),
+            ("b", Some("x\u{c}y")),
+            ("c", Some(" ")),
+            ("d", None),
+            ("e", Some("")),
+            ("f", Some("\u{c}after a form feed")),
+        ];
+        for (domain, text) in texts {
+            files
+                .descriptions
+                .insert(domain.into(), text.map(str::to_owned));
         }
+        let described =
+            |files: &RetrieverFiles, d: &str| description(files, d).expect("description");
+        assert_eq!(described(&files, "a"), "text");
+        assert_eq!(described(&files, "b"), "x");
+        // No `description` key, or no entry: the server's default, stripped by FastAPI.
+        assert_eq!(described(&files, "d"), "server default for d");
+        assert_eq!(described(&files, "zz"), "server default for zz");
+        // Published empty: the wrapper's default.
+        for domain in ["c", "e", "f"] {
+            assert_eq!(
+                described(&files, domain),
+                format!("wrapper default for '{domain}'")
+            );
+        }
+        // A server default that FastAPI publishes empty gets the wrapper's.
+        files.defaults = Some(DefaultDescriptions {
+            no_description: " \u{c}{domain}".into(),
+            empty_description: "w {domain}".into(),
+        });
+        assert_eq!(described(&files, "zz"), "w zz");
+        // Without the defaults file, only a domain that needs a default fails, naming it.
+        files.defaults = None;
+        files.defaults_path = "root/retrievers/default_descriptions.json".into();
+        assert_eq!(described(&files, "a"), "text");
+        let error = description(&files, "d")
+            .expect_err("no defaults")
+            .to_string();
+        assert!(
+            error.contains("root/retrievers/default_descriptions.json")
+                && error.contains("\"d\"")
+                && error.contains("vakra import"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -162,6 +162,10 @@ fn chroma_collections_are_read_with_their_metadata() {
         "retrievers/domain_negatives.json",
         r#"{"alpha": ["alpha", "gamma", "beta"]}"#,
     );
+    root.write_file(
+        "retrievers/default_descriptions.json",
+        r#"{"no_description": "About {domain}.", "empty_description": "On {domain}."}"#,
+    );
     let retrievers = Retrievers::open(&root.data_root()).expect("open");
     let results = retrievers.query("alpha", "deserts", 1).expect("query");
     assert_eq!(results[0].id, "a2_1");
@@ -182,6 +186,100 @@ fn chroma_collections_are_read_with_their_metadata() {
         .collect();
     assert_eq!(names, ["query_beta", "query_alpha", "query_gamma"]);
     assert_eq!(retrievers.indexed_domains(), ["beta", "alpha", "gamma"]);
+}
+
+/// A record Chroma stored without a document (no `chroma:document` row) has nothing to search:
+/// it is left out with a warning and counted, and the other records are indexed.
+#[test]
+fn chroma_records_without_a_document_are_skipped_and_counted() {
+    let root = TempRoot::new();
+    write_chroma(
+        &root,
+        &[(
+            "c0",
+            "mixed",
+            &[
+                ("m1_0", "Kept\nA record about lighthouses.", "m1", false),
+                (
+                    "m2_0",
+                    "Dropped\nA record about lighthouses too.",
+                    "m2",
+                    false,
+                ),
+                ("m3_0", "", "m3", false),
+            ],
+        )],
+        true,
+    );
+    let conn = rusqlite::Connection::open(root.path().join("documents/chroma.sqlite3"))
+        .expect("open store");
+    let removed = conn
+        .execute(
+            "DELETE FROM embedding_metadata WHERE key = 'chroma:document' AND id = \
+             (SELECT id FROM embeddings WHERE embedding_id = 'm2_0')",
+            [],
+        )
+        .expect("delete");
+    assert_eq!(removed, 1);
+    drop(conn);
+    let report = build_indexes(&root.data_root(), false).expect("build");
+    assert_eq!(report.domains[0].documents, 2);
+    assert_eq!(report.skipped_records, 1);
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(
+        report.warnings[0].contains("\"mixed\"") && report.warnings[0].contains("m2_0"),
+        "{}",
+        report.warnings[0]
+    );
+    let retrievers = Retrievers::open(&root.data_root()).expect("open");
+    // An empty text is a text: only the record without one is gone.
+    let ids: Vec<String> = retrievers
+        .query("mixed", "lighthouses", 10)
+        .expect("query")
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(ids, ["m1_0", "m3_0"]);
+}
+
+/// A store that a read-only open cannot read (here a WAL store whose `-wal` file cannot be
+/// opened, as on a read-only mount) is read as an immutable file instead.
+#[test]
+fn a_chroma_store_that_cannot_be_opened_read_only_is_read_as_immutable() {
+    let root = TempRoot::new();
+    write_chroma(
+        &root,
+        &[(
+            "c0",
+            "walled",
+            &[("w_0", "Walled\nA store in WAL mode.", "w", false)],
+        )],
+        true,
+    );
+    let store = root.path().join("documents/chroma.sqlite3");
+    let conn = rusqlite::Connection::open(&store).expect("open store");
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))
+        .expect("wal");
+    assert_eq!(mode, "wal");
+    drop(conn);
+    std::fs::create_dir(root.path().join("documents/chroma.sqlite3-wal")).expect("mkdir");
+    // The read-only open really fails here.
+    let plain =
+        rusqlite::Connection::open_with_flags(&store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .and_then(|c| {
+                c.query_row("SELECT count(*) FROM collections", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+            });
+    assert!(plain.is_err(), "{plain:?}");
+    let report = build_indexes(&root.data_root(), false).expect("build");
+    assert_eq!(report.domains.len(), 1);
+    assert_eq!(report.domains[0].documents, 1);
+    let retrievers = Retrievers::open(&root.data_root()).expect("open");
+    assert_eq!(retrievers.indexed_domains(), ["walled"]);
+    let results = retrievers.query("walled", "store", 1).expect("query");
+    assert_eq!(results[0].id, "w_0");
 }
 
 #[test]
@@ -323,5 +421,5 @@ fn a_root_without_documents_builds_nothing() {
     assert!(report.domains.is_empty() && report.warnings.is_empty());
     let retrievers = Retrievers::open(&root.data_root()).expect("open");
     assert!(retrievers.indexed_domains().is_empty());
-    assert!(retrievers.all_tools().is_empty());
+    assert!(retrievers.all_tools().expect("tools").is_empty());
 }

@@ -131,23 +131,27 @@ fn listing_rules_without_files_or_indexes() {
     // No retriever files: a session offers its own domain, and only once it has an index.
     let root = TempRoot::new();
     root.write_jsonl("solo", &[("a_0", "alpha text")]);
+    root.write_file(
+        "retrievers/default_descriptions.json",
+        r#"{"no_description": "no text: {domain}", "empty_description": "empty: {domain}"}"#,
+    );
     let retrievers = Retrievers::open(&root.data_root()).expect("open");
     assert!(retrievers.tools_for("solo").expect("tools").is_empty());
     vakra_retrieval::build_indexes(&root.data_root(), false).expect("index");
     let tools = retrievers.tools_for("solo").expect("tools");
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0].name, "query_solo");
-    assert!(
-        tools[0].description.contains("solo"),
-        "fallback description names the domain: {}",
-        tools[0].description
-    );
     // A domain that is neither named nor indexed has no retriever tools; a bad name is an error.
     assert!(retrievers.tools_for("other").expect("tools").is_empty());
     assert!(retrievers.tools_for("../etc").is_err());
     assert!(retrievers.tools_for("").is_err());
     // All tools (no domain filter): the indexed domains.
-    let all: Vec<String> = retrievers.all_tools().into_iter().map(|t| t.name).collect();
+    let all: Vec<String> = retrievers
+        .all_tools()
+        .expect("tools")
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(all, ["query_solo"]);
 }
 
@@ -192,4 +196,94 @@ fn data_file_errors_are_reported_at_open() {
     );
     let error = Retrievers::open(&root.data_root()).expect_err("an error");
     assert!(error.to_string().contains("\"a\""), "{error}");
+}
+
+#[test]
+fn domains_without_a_description_get_the_reference_defaults() {
+    // The reference's rules: no entry or no `description` key gives the retriever server's
+    // default; a description FastAPI publishes empty (null, blank, nothing before a form feed)
+    // gives the combined wrapper's default. The templates here stand for the imported ones.
+    let root = TempRoot::new();
+    let domains = ["listed", "no_key", "null", "blank", "form_feed", "absent"];
+    for domain in domains {
+        root.write_jsonl(domain, &[("a_0", "alpha text")]);
+    }
+    root.write_file(
+        "retrievers/domain_negatives.json",
+        &json!({"listed": domains}).to_string(),
+    );
+    root.write_file(
+        "retrievers/domain_description_dict.json",
+        &json!({
+            "listed": {"description": " Listed text. "},
+            "no_key": {"other": "x"},
+            "null": {"description": null},
+            "blank": {"description": " \n\t"},
+            "form_feed": {"description": "\u{c}hidden"}
+        })
+        .to_string(),
+    );
+    root.write_file(
+        "retrievers/default_descriptions.json",
+        r#"{"no_description": "Server text about {domain}.", "empty_description": "Wrapper text about '{domain}'."}"#,
+    );
+    let retrievers = Retrievers::open(&root.data_root()).expect("open");
+    let described: Vec<(String, String)> = retrievers
+        .tools_for("listed")
+        .expect("tools")
+        .into_iter()
+        .map(|t| (t.name, t.description))
+        .collect();
+    let expected = [
+        ("query_listed", "Listed text."),
+        ("query_no_key", "Server text about no_key."),
+        ("query_null", "Wrapper text about 'null'."),
+        ("query_blank", "Wrapper text about 'blank'."),
+        ("query_form_feed", "Wrapper text about 'form_feed'."),
+        ("query_absent", "Server text about absent."),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(n, d)| ((*n).to_owned(), (*d).to_owned()))
+        .collect();
+    assert_eq!(described, expected);
+
+    // Without the defaults file a session whose domains all have descriptions still opens;
+    // one that needs a default is refused with an error naming the missing file.
+    std::fs::remove_file(root.path().join("retrievers/default_descriptions.json")).expect("rm");
+    let retrievers = Retrievers::open(&root.data_root()).expect("open");
+    let error = retrievers.tools_for("listed").expect_err("no defaults");
+    let message = error.to_string();
+    assert!(
+        message.contains("default_descriptions.json") && message.contains("vakra import"),
+        "{message}"
+    );
+    vakra_retrieval::build_indexes(&root.data_root(), false).expect("index");
+    assert!(retrievers.all_tools().is_err());
+
+    // A malformed defaults file is refused at open.
+    root.write_file(
+        "retrievers/default_descriptions.json",
+        r#"{"no_description": "only one"}"#,
+    );
+    let error = Retrievers::open(&root.data_root()).expect_err("malformed");
+    assert!(error.to_string().contains("empty_description"), "{error}");
+}
+
+#[test]
+fn the_demo_root_has_default_descriptions_of_its_own() {
+    let root = TempRoot::new().with_demo_data();
+    root.write_jsonl("undescribed", &[("a_0", "alpha text")]);
+    vakra_retrieval::build_indexes(&root.data_root(), false).expect("index");
+    let retrievers = Retrievers::open(&root.data_root()).expect("open");
+    let tools = retrievers.all_tools().expect("tools");
+    let tool = tools
+        .iter()
+        .find(|t| t.name == "query_undescribed")
+        .expect("listed");
+    assert!(
+        tool.description.contains("undescribed") && !tool.description.contains("{domain}"),
+        "{}",
+        tool.description
+    );
 }

@@ -464,4 +464,19 @@ pub fn report_sample<'a>(
         .iter()
         .find(|s| s["uuid"] == uuid)
         .unwrap_or_else(|| panic!("no sample {uuid} in capability {capability}"))
+
+/// The reference checkout that `VAKRA_REF` names. Without it the caller skips (`None`, after
+/// saying why), unless `VAKRA_REQUIRE_REF=1` (as `scripts/conformance.sh` sets), which fails the
+/// test instead; so does a `VAKRA_REF` that is not a folder.
+pub fn reference_checkout(what: &str) -> Option<PathBuf> {
+    let required = std::env::var("VAKRA_REQUIRE_REF").is_ok_and(|v| v == "1");
+    match std::env::var_os("VAKRA_REF").map(PathBuf::from) {
+        Some(path) if path.is_dir() => Some(path),
+        Some(path) => panic!("VAKRA_REF={} is not a folder", path.display()),
+        None if required => panic!("VAKRA_REQUIRE_REF=1 but VAKRA_REF is not set: {what}"),
+        None => {
+            eprintln!("skipped ({what}): set VAKRA_REF to a reference checkout");
+            None
+        }
+    }
 }

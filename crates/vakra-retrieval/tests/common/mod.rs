@@ -86,6 +86,7 @@ impl TempRoot {
             "documents/weather_alerts.jsonl",
             "retrievers/domain_negatives.json",
             "retrievers/domain_description_dict.json",
+            "retrievers/default_descriptions.json",
         ] {
             let text = std::fs::read_to_string(repo_root().join(relative)).expect("demo file");
             self.write_file(relative, &text);
