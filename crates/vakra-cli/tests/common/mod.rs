@@ -464,6 +464,7 @@ pub fn report_sample<'a>(
         .iter()
         .find(|s| s["uuid"] == uuid)
         .unwrap_or_else(|| panic!("no sample {uuid} in capability {capability}"))
+}
 
 /// The reference checkout that `VAKRA_REF` names. Without it the caller skips (`None`, after
 /// saying why), unless `VAKRA_REQUIRE_REF=1` (as `scripts/conformance.sh` sets), which fails the

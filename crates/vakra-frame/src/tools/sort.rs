@@ -254,7 +254,7 @@ mod tests {
     /// prefix's padding), lengths around eight, multibyte characters, many duplicates.
     fn awkward_keys(n: usize) -> Vec<String> {
         let pieces = [
-            "", "a", "\0", "ab", "abcdefgh", "abcdefg", "é", "ä¸­", "z", "ab\0",
+            "", "a", "\0", "ab", "abcdefgh", "abcdefg", "\u{e9}", "\u{4e2d}", "z", "ab\0",
         ];
         let mut state: u64 = 0x2545_f491_4f6c_dd1d;
         (0..n)
