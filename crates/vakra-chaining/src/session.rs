@@ -186,7 +186,7 @@ impl ChainingEnv {
             .ok_or_else(|| format!("Unknown universe ID: {id}"))?;
         let table =
             Arc::new(load_universe(&self.db, &universe.init_args).map_err(|e| e.to_string())?);
-        let size = estimated_bytes(&table);
+        let size = table.estimated_bytes();
         let mut cache = self.lock_cache();
         if size <= TABLE_CACHE_BYTES {
             while cache.bytes + size > TABLE_CACHE_BYTES {
@@ -624,7 +624,7 @@ impl Session {
     /// produced (`produced`) counts against the memory cap; the universe's own table does not.
     fn store(&mut self, prefix: &'static str, table: Arc<Table>, produced: bool) -> Reply {
         if produced {
-            let size = estimated_bytes(&table);
+            let size = table.estimated_bytes();
             if self.stored_bytes + size > self.env.options.max_session_bytes {
                 return Reply::error_json(format!(
                     "Session data limit reached: storing this result ({size} bytes) would exceed the limit of {} bytes for this session's handles. Switch universes with get_data to start over.",
@@ -695,27 +695,6 @@ impl Session {
             .map(ToolValue::Table)
             .map_err(|e| e.to_string())
     }
-}
-
-/// A rough size of a table in memory, for the session cap.
-fn estimated_bytes(table: &Table) -> usize {
-    table
-        .columns()
-        .iter()
-        .map(|c| {
-            c.iter()
-                .map(|cell| {
-                    std::mem::size_of::<Cell>()
-                        + match cell {
-                            Cell::Str(s) => s.len(),
-                            Cell::Bytes(b) => b.len(),
-                            _ => 0,
-                        }
-                })
-                .sum::<usize>()
-                + c.name().len()
-        })
-        .sum()
 }
 
 /// The arguments of one input-model call, taken field by field in model order so that errors

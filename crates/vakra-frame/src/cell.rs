@@ -172,6 +172,16 @@ impl CmpOp {
 }
 
 impl Cell {
+    /// The bytes this value holds outside the cell itself (long strings, BLOBs), for memory
+    /// estimates.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Cell::Str(s) => s.heap_bytes(),
+            Cell::Bytes(b) => b.len(),
+            _ => 0,
+        }
+    }
+
     /// Python's `type(x).__name__`, which the reference shows as a peek `dtype` for tables
     /// without a dtype sidecar and which appears in Python's error messages.
     pub fn type_name(&self) -> &'static str {

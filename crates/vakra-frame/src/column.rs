@@ -124,6 +124,8 @@ pub struct Column {
 struct Base {
     cells: Vec<Cell>,
     kinds: OnceLock<Kinds>,
+    /// The memory the values take ([`Column::estimated_bytes`]), computed on first use.
+    bytes: OnceLock<usize>,
 }
 
 #[derive(Debug)]
@@ -143,6 +145,7 @@ impl Column {
         let base = Base {
             cells,
             kinds: OnceLock::new(),
+            bytes: OnceLock::new(),
         };
         Self::from_base(name.into(), Arc::new(base), None)
     }
@@ -185,6 +188,30 @@ impl Column {
         match &self.data.rows {
             None => &self.data.base.cells[row],
             Some(rows) => &self.data.base.cells[rows[row] as usize],
+        }
+    }
+
+    /// An estimate of the memory this column holds, for memory caps: the cells and what they
+    /// hold outside themselves, added up once per set of values; a view counts its share of the
+    /// values it was taken from, its row indices and the copy that gathering it would make.
+    /// So estimating a view of a large table costs nothing per row.
+    pub fn estimated_bytes(&self) -> usize {
+        let cell = std::mem::size_of::<Cell>();
+        let base = &self.data.base;
+        let base_bytes = *base
+            .bytes
+            .get_or_init(|| base.cells.iter().map(|c| cell + c.heap_bytes()).sum());
+        match &self.data.rows {
+            None => base_bytes,
+            Some(rows) => {
+                let share = (base_bytes as u128 * rows.len() as u128)
+                    .checked_div(base.cells.len() as u128)
+                    .unwrap_or(0);
+                let own = rows.len() * (std::mem::size_of::<u32>() + cell);
+                usize::try_from(share)
+                    .unwrap_or(usize::MAX)
+                    .saturating_add(own)
+            }
         }
     }
 
@@ -274,5 +301,41 @@ pub(crate) fn to_float_cell(cell: &Cell) -> Cell {
         Cell::Int(i) => Cell::Float(*i as f64),
         Cell::UInt(u) => Cell::Float(*u as f64),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimates_count_values_once_and_views_by_their_share() {
+        let cell = std::mem::size_of::<Cell>();
+        let long = "a string too long to live inside its cell";
+        let cells: Vec<Cell> = (0..100)
+            .map(|i| {
+                if i % 2 == 0 {
+                    Cell::Str(long.into())
+                } else {
+                    Cell::Str("short".into())
+                }
+            })
+            .collect();
+        let column = Column::new("c", cells);
+        let values = 100 * cell + 50 * long.len();
+        assert_eq!(
+            column.estimated_bytes(),
+            values,
+            "inline strings hold nothing outside"
+        );
+        let every_tenth = Arc::new((0..100).step_by(10).collect::<Vec<u32>>());
+        let view = column.select(&every_tenth);
+        assert_eq!(view.estimated_bytes(), values / 10 + 10 * (4 + cell));
+        let all_reversed = Arc::new((0..100).rev().collect::<Vec<u32>>());
+        assert_eq!(
+            column.select(&all_reversed).estimated_bytes(),
+            values + 100 * (4 + cell)
+        );
+        assert_eq!(Column::new("e", Vec::new()).estimated_bytes(), 0);
     }
 }

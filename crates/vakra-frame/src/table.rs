@@ -130,6 +130,15 @@ impl Table {
         self.columns.len()
     }
 
+    /// An estimate of the memory the table holds ([`Column::estimated_bytes`] of each column
+    /// and its name), for the session memory cap and the universe cache.
+    pub fn estimated_bytes(&self) -> usize {
+        self.columns
+            .iter()
+            .map(|c| c.estimated_bytes() + c.name().len())
+            .sum()
+    }
+
     /// The reference's `num_records`: the length of the first column, 0 without columns.
     pub fn num_rows(&self) -> usize {
         self.columns.first().map_or(0, Column::len)

@@ -37,6 +37,14 @@ impl Text {
             Repr::Shared(s) => s,
         }
     }
+
+    /// The bytes held outside the cell, for memory estimates: none when the string is inline.
+    pub fn heap_bytes(&self) -> usize {
+        match &self.0 {
+            Repr::Inline { .. } => 0,
+            Repr::Shared(s) => s.len(),
+        }
+    }
 }
 
 impl From<&str> for Text {
