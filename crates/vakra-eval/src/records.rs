@@ -113,78 +113,67 @@ fn parse_turn(value: &Value) -> Result<Turn, String> {
         Some(other) => vakra_pyjson::py_str(other),
     };
     let answer = object.get("answer").cloned().unwrap_or(Value::Null);
-    let lists_calls = match object.get("sequence") {
-        Some(Value::Object(sequence)) => sequence.contains_key("tool_call"),
-        // Read leniently here (the reference skips such a turn).
-        Some(Value::Array(items)) => items.iter().any(|i| i.get("tool_call").is_some()),
-        _ => false,
+    let mut turn = Turn {
+        turn_id,
+        query,
+        answer,
+        calls: Vec::new(),
+        stored_responses: Vec::new(),
+        unnamed_calls: 0,
+        lists_calls: false,
     };
-    let (calls, stored_responses, unnamed_calls) = match object.get("sequence") {
-        Some(Value::Object(sequence)) => parse_sequence(sequence)?,
+    match object.get("sequence") {
+        Some(Value::Object(sequence)) => read_sequence(sequence, &mut turn)?,
         // The published capability-1 sample wraps the sequence object in a list.
         Some(Value::Array(items)) => {
-            let mut calls = Vec::new();
-            let mut responses = Vec::new();
-            let mut unnamed = 0;
             for item in items {
                 let sequence = item
                     .as_object()
                     .ok_or("`sequence` must be an object (or a list of objects)")?;
-                let (c, r, u) = parse_sequence(sequence)?;
-                calls.extend(c);
-                responses.extend(r);
-                unnamed += u;
+                read_sequence(sequence, &mut turn)?;
             }
-            (calls, responses, unnamed)
         }
-        Some(Value::Null) | None => (Vec::new(), Vec::new(), 0),
+        Some(Value::Null) | None => {}
         Some(_) => return Err("`sequence` must be an object".into()),
-    };
-    Ok(Turn {
-        turn_id,
-        query,
-        answer,
-        calls,
-        stored_responses,
-        unnamed_calls,
-        lists_calls,
-    })
+    }
+    Ok(turn)
 }
 
-/// A sequence object's calls, its stored responses, and how many `tool_call` items are not
-/// calls.
-type Sequence = (Vec<Call>, Vec<Value>, usize);
-
-fn parse_sequence(sequence: &Map<String, Value>) -> Result<Sequence, String> {
-    let calls: Vec<Call> = match sequence.get("tool_call") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(|item| {
-                let call = item.as_object()?;
-                let name = call.get("name")?.as_str()?.to_owned();
-                Some(Call {
-                    name,
-                    arguments: call
-                        .get("arguments")
-                        .cloned()
-                        .unwrap_or_else(|| Value::Object(Map::new())),
-                    label: call.get("label").and_then(Value::as_str).map(str::to_owned),
-                })
-            })
-            .collect(),
-        Some(Value::Null) | None => Vec::new(),
+/// Adds a sequence object's calls and stored responses to `turn`, and counts the `tool_call`
+/// items that are not calls.
+fn read_sequence(sequence: &Map<String, Value>, turn: &mut Turn) -> Result<(), String> {
+    match sequence.get("tool_call") {
+        Some(Value::Array(items)) => {
+            for item in items {
+                match parse_call(item) {
+                    Some(call) => turn.calls.push(call),
+                    None => turn.unnamed_calls += 1,
+                }
+            }
+            turn.lists_calls = true;
+        }
+        Some(Value::Null) => turn.lists_calls = true,
+        None => {}
         Some(_) => return Err("`sequence.tool_call` must be a list".into()),
-    };
-    let items = match sequence.get("tool_call") {
-        Some(Value::Array(items)) => items.len(),
-        _ => 0,
-    };
-    let responses = match sequence.get("tool_response") {
-        Some(Value::Array(items)) => items.clone(),
-        _ => Vec::new(),
-    };
-    let unnamed = items - calls.len();
-    Ok((calls, responses, unnamed))
+    }
+    if let Some(Value::Array(items)) = sequence.get("tool_response") {
+        turn.stored_responses.extend(items.iter().cloned());
+    }
+    Ok(())
+}
+
+/// A `tool_call` item that names a tool; `None` for anything else.
+fn parse_call(item: &Value) -> Option<Call> {
+    let call = item.as_object()?;
+    let name = call.get("name")?.as_str()?.to_owned();
+    Some(Call {
+        name,
+        arguments: call
+            .get("arguments")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new())),
+        label: call.get("label").and_then(Value::as_str).map(str::to_owned),
+    })
 }
 
 /// Reads a file of records: the usable ones, and a problem for each one that is not.

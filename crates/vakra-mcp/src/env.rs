@@ -464,8 +464,8 @@ impl std::io::Write for ByteCounter {
     }
 }
 
-/// Replaces a result whose text and structured content exceed `max_bytes` by an error that says so: an agent gets a
-/// clear answer instead of an unbounded one (`--max-result-bytes`).
+/// Replaces a result whose text and structured content exceed `max_bytes` by an error that
+/// says so: an agent gets a clear answer instead of an unbounded one (`--max-result-bytes`).
 fn capped(response: CallToolResponse, max_bytes: usize) -> CallToolResponse {
     let CallToolResponse::Complete(result) = &response else {
         return response;

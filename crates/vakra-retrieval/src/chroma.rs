@@ -51,8 +51,9 @@ impl ChromaStore {
             source,
         };
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let opened = Connection::open_with_flags(path, flags)
-            .and_then(|conn| Ok((has_bool_column(&conn)?, conn)));
+        // Opening succeeds lazily; the first read shows whether the store can be read at all.
+        let probed = |conn: Connection| Ok((has_bool_column(&conn)?, conn));
+        let opened = Connection::open_with_flags(path, flags).and_then(probed);
         let (has_bool_column, conn) = match opened {
             Ok(opened) => opened,
             Err(first) => {
@@ -60,7 +61,7 @@ impl ChromaStore {
                     immutable_uri(path),
                     flags | OpenFlags::SQLITE_OPEN_URI,
                 )
-                .and_then(|conn| Ok((has_bool_column(&conn)?, conn)));
+                .and_then(probed);
                 match retried {
                     Ok(opened) => {
                         tracing::warn!(
