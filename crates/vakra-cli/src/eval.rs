@@ -1,13 +1,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use vakra_eval::EvalConfig;
 use vakra_eval::judges::exact::{ExactMode, Normalization};
 use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
-use vakra_eval::{Connector, EvalConfig, InProcess};
 
 use crate::DataArgs;
 
@@ -35,15 +34,8 @@ pub struct EvalArgs {
     /// Only these domains (repeatable).
     #[arg(long = "domain")]
     domains: Vec<String>,
-    /// Replay against an MCP server started per session over stdio instead of the built-in
-    /// servers; `{capability}` and `{domain}` are filled in, and the child gets
-    /// CAPABILITY_ID and MCP_DOMAIN (e.g. "vakra mcp --root R").
-    #[arg(long = "server-command", conflicts_with = "server_url")]
-    server_command: Option<String>,
-    /// Replay against a streamable-HTTP MCP endpoint, e.g.
-    /// http://127.0.0.1:8000/mcp/{capability}/{domain}.
-    #[arg(long = "server-url")]
-    server_url: Option<String>,
+    #[command(flatten)]
+    server: crate::connect::ServerArgs,
     /// How tool responses are compared: reference (the reference's string membership) or
     /// normalized (parsed values, order-invariant, numeric tolerance, field exclusions).
     #[arg(long = "exact-match", default_value = "reference")]
@@ -118,18 +110,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     let options = args.data.options()?;
     let root = options.root.path().to_owned();
-    let connector = match (&args.server_command, &args.server_url) {
-        (Some(command), _) => {
-            let mut words = command.split_whitespace().map(str::to_owned);
-            let program = words.next().context("--server-command is empty")?;
-            Connector::Command {
-                program,
-                args: words.collect(),
-            }
-        }
-        (None, Some(url)) => Connector::Url(url.clone()),
-        (None, None) => Connector::InProcess(Arc::new(InProcess::new(options))),
-    };
+    let connector = args.server.connector(options)?;
     let llm = match &args.judge_url {
         Some(url) => Some(
             LlmClient::new(LlmConfig {

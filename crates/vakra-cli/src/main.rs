@@ -3,10 +3,12 @@
 //! This crate only parses the command line and wires the library crates together; each
 //! subcommand lives in its own module.
 
+mod connect;
 mod eval;
 mod import;
 mod index;
 mod mcp;
+mod run;
 mod serve;
 mod tools;
 mod trace;
@@ -49,6 +51,8 @@ enum Command {
     Eval(Box<eval::EvalArgs>),
     /// Check prediction files against the submission schema.
     Validate(validate::ValidateArgs),
+    /// Run a model (any OpenAI-compatible endpoint) on a split: the benchmark's predictions.
+    Run(Box<run::RunArgs>),
 }
 
 /// Where the data is and how to treat the reference's quirks; shared by the server commands.
@@ -238,6 +242,10 @@ fn main() -> anyhow::Result<()> {
         Command::Validate(args) => {
             init_logging("warn");
             validate::run(args)
+        }
+        Command::Run(args) => {
+            init_logging("warn");
+            run::run(*args)
         }
     }
 }

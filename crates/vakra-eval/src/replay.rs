@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, Tool};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value};
@@ -121,21 +121,25 @@ impl Connector {
             .await
             .map_err(|_| format!("tools/list unanswered within {call_timeout:?}"))?
             .map_err(|e| format!("tools/list failed: {e}"))?;
-        let schemas = tools
-            .into_iter()
-            .map(|tool| {
-                (
-                    tool.name.to_string(),
-                    Value::Object((*tool.input_schema).clone()),
-                )
-            })
-            .collect();
         Ok(ReplaySession {
             client,
-            schemas,
+            schemas: schemas_of(&tools),
+            tools,
             call_timeout,
         })
     }
+}
+
+fn schemas_of(tools: &[Tool]) -> HashMap<String, Value> {
+    tools
+        .iter()
+        .map(|tool| {
+            (
+                tool.name.to_string(),
+                Value::Object((*tool.input_schema).clone()),
+            )
+        })
+        .collect()
 }
 
 /// One replayed call's answer.
@@ -159,14 +163,32 @@ pub enum CallIssue {
     Failure(String),
 }
 
-/// An open MCP session and its tool schemas.
+/// An open MCP session and its tool listing.
 pub struct ReplaySession {
     client: RunningService<RoleClient, ()>,
+    tools: Vec<Tool>,
     schemas: HashMap<String, Value>,
     call_timeout: Duration,
 }
 
 impl ReplaySession {
+    /// The tools as the session listed them when it opened (or at the last [`Self::relist`]).
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Lists the tools again (after a call that changed them, as capability 1's `get_data`
+    /// can).
+    pub async fn relist(&mut self) -> Result<(), String> {
+        let tools = tokio::time::timeout(self.call_timeout, self.client.list_all_tools())
+            .await
+            .map_err(|_| format!("tools/list unanswered within {:?}", self.call_timeout))?
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        self.schemas = schemas_of(&tools);
+        self.tools = tools;
+        Ok(())
+    }
+
     /// Whether the server lists a tool of this name.
     pub fn has_tool(&self, name: &str) -> bool {
         self.schemas.contains_key(name)

@@ -33,6 +33,8 @@ mod schema;
 mod search;
 mod tools;
 
+#[cfg(feature = "dense")]
+pub use dense::Embedder;
 pub use error::RetrievalError;
 pub use http::http_router;
 pub use indexer::{

@@ -9,5 +9,5 @@ mod modernbert;
 mod pooling;
 mod rank;
 
-pub(crate) use model::Embedder;
+pub use model::Embedder;
 pub(crate) use rank::{Vectors, check_compatible, hybrid, search, store_vectors};

@@ -75,7 +75,7 @@ impl Encoder {
 }
 
 /// A loaded embedding model.
-pub(crate) struct Embedder {
+pub struct Embedder {
     encoder: Encoder,
     pooling: Pooling,
     tokenizer: Tokenizer,
@@ -93,7 +93,7 @@ fn dense_error(dir: &Path, what: impl std::fmt::Display) -> RetrievalError {
 impl Embedder {
     /// Loads `config.json`, `tokenizer.json`, `model.safetensors` and the pooling modules from
     /// `dir`; the maximum sequence length comes from `sentence_bert_config.json` when present.
-    pub(crate) fn load(dir: &Path) -> Result<Self, RetrievalError> {
+    pub fn load(dir: &Path) -> Result<Self, RetrievalError> {
         if !dir.is_dir() {
             return Err(dense_error(dir, "not a folder"));
         }
@@ -157,7 +157,7 @@ impl Embedder {
     }
 
     /// Embeddings of `texts`, in order (unit length when the model normalises).
-    pub(crate) fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, RetrievalError> {
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, RetrievalError> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
             out.extend(

@@ -1,0 +1,211 @@
+//! Requests, retries and errors.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::reply::{Reply, excerpt};
+
+/// When and how often a failed request is tried again.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Further attempts after the first (0: none).
+    pub max_retries: u32,
+    /// The wait before the first retry; it doubles each time.
+    pub base_delay: Duration,
+    /// No wait is longer, whatever `Retry-After` asks.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 5,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Where the model is and how to ask it.
+#[derive(Debug, Clone)]
+pub struct ChatConfig {
+    /// The API base, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    pub model: String,
+    /// Sent as a bearer token when set; never logged.
+    pub api_key: Option<String>,
+    /// `temperature` in every request, when set.
+    pub temperature: Option<f64>,
+    /// The longest one request may take.
+    pub request_timeout: Duration,
+    pub retry: RetryPolicy,
+    /// Answers longer than this are refused.
+    pub max_answer_bytes: u64,
+}
+
+/// Why a request gave no usable answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ChatError {
+    /// An HTTP error status (after the retries, for 429 and 5xx).
+    #[error("the model endpoint answered HTTP {status}: {body}")]
+    Status { status: u16, body: String },
+    /// No HTTP answer at all (after the retries).
+    #[error("the model endpoint could not be reached: {0}")]
+    Transport(String),
+    #[error("the model endpoint did not answer within {0:?}")]
+    Timeout(Duration),
+    /// A 2xx answer that is not a Chat Completions answer.
+    #[error("the model endpoint's answer is unusable: {0}")]
+    BadReply(String),
+}
+
+impl ChatError {
+    /// Whether trying again may help: rate limits, server errors, transport failures.
+    fn is_transient(&self) -> bool {
+        match self {
+            ChatError::Status { status, .. } => *status == 429 || *status >= 500,
+            ChatError::Transport(_) | ChatError::Timeout(_) => true,
+            ChatError::BadReply(_) => false,
+        }
+    }
+}
+
+/// A client for one endpoint and model; cheap to clone.
+#[derive(Clone)]
+pub struct ChatClient {
+    config: ChatConfig,
+    url: String,
+    agent: ureq::Agent,
+}
+
+/// One HTTP exchange's outcome: the status, `Retry-After` and the body.
+struct Answer {
+    status: u16,
+    retry_after: Option<Duration>,
+    body: String,
+}
+
+impl ChatClient {
+    pub fn new(config: ChatConfig) -> Self {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        Self { config, url, agent }
+    }
+
+    pub fn config(&self) -> &ChatConfig {
+        &self.config
+    }
+
+    /// Asks the model for its next message. `tools` are OpenAI function definitions (none:
+    /// the request has no `tools` key). Nothing is sent or waited for past `deadline`.
+    pub async fn complete(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        deadline: Option<Instant>,
+    ) -> Result<Reply, ChatError> {
+        let mut body = json!({"model": self.config.model, "messages": messages});
+        if !tools.is_empty() {
+            body["tools"] = Value::Array(tools.to_vec());
+        }
+        if let Some(t) = self.config.temperature {
+            body["temperature"] = json!(t);
+        }
+        let body = body.to_string();
+        let mut attempt = 0;
+        loop {
+            let timeout = match deadline {
+                Some(d) => self
+                    .config
+                    .request_timeout
+                    .min(d.saturating_duration_since(Instant::now())),
+                None => self.config.request_timeout,
+            };
+            if timeout.is_zero() {
+                return Err(ChatError::Timeout(self.config.request_timeout));
+            }
+            let (client, request) = (self.clone(), body.clone());
+            let outcome = tokio::task::spawn_blocking(move || client.post(&request, timeout))
+                .await
+                .unwrap_or_else(|e| Err(ChatError::Transport(format!("the request stopped: {e}"))));
+            let (error, retry_after) = match outcome {
+                Ok(answer) if (200..300).contains(&answer.status) => {
+                    return Reply::parse(&answer.body).map_err(ChatError::BadReply);
+                }
+                Ok(answer) => (
+                    ChatError::Status {
+                        status: answer.status,
+                        body: excerpt(answer.body.trim()),
+                    },
+                    answer.retry_after,
+                ),
+                Err(error) => (error, None),
+            };
+            if !error.is_transient() || attempt >= self.config.retry.max_retries {
+                return Err(error);
+            }
+            let backoff = self
+                .config
+                .retry
+                .base_delay
+                .saturating_mul(1 << attempt.min(16));
+            let wait = retry_after
+                .unwrap_or(backoff)
+                .min(self.config.retry.max_delay);
+            if deadline.is_some_and(|d| Instant::now() + wait >= d) {
+                return Err(error);
+            }
+            tracing::debug!("model request failed ({error}); retrying in {wait:?}");
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    /// One blocking POST.
+    fn post(&self, body: &str, timeout: Duration) -> Result<Answer, ChatError> {
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .header("content-type", "application/json");
+        if let Some(key) = &self.config.api_key {
+            request = request.header("authorization", &format!("Bearer {key}"));
+        }
+        let mut response = request.send(body).map_err(|e| transport(e, timeout))?;
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| Duration::from_secs_f64(s.min(86_400.0)));
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(self.config.max_answer_bytes)
+            .read_to_string()
+            .map_err(|e| transport(e, timeout))?;
+        Ok(Answer {
+            status,
+            retry_after,
+            body,
+        })
+    }
+}
+
+fn transport(error: ureq::Error, timeout: Duration) -> ChatError {
+    match error {
+        ureq::Error::Timeout(_) => ChatError::Timeout(timeout),
+        ureq::Error::BodyExceedsLimit(limit) => {
+            ChatError::BadReply(format!("the answer is longer than {limit} bytes"))
+        }
+        other => ChatError::Transport(other.to_string()),
+    }
+}

@@ -1,0 +1,345 @@
+//! One sample, one trial: a fresh MCP session, capability 1's `get_data`, the shortlist, the
+//! prompts, the agent loop, and the sample's record (spec §6.2).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+use vakra_chat::{ChatClient, Usage};
+use vakra_eval::replay::{CallIssue, Connector, ReplaySession};
+
+use crate::agent::{AgentRun, Conversation, Ending, Limits, run_agent};
+use crate::prompts::Prompts;
+use crate::sample::Sample;
+use crate::shortlist::{Ranker, ToolText};
+
+/// What every sample of a run shares.
+pub struct Setup {
+    pub chat: ChatClient,
+    pub connector: Connector,
+    pub prompts: Prompts,
+    pub ranker: Ranker,
+    pub top_k_tools: usize,
+    /// The longest a sample may take (`--timeout`).
+    pub timeout: Duration,
+    pub max_steps: usize,
+    /// The longest one MCP call (or opening a session) may take.
+    pub call_timeout: Duration,
+    pub fix_quirks: bool,
+}
+
+/// A finished sample: its prediction record, its `<domain>_tools.json` entry and its
+/// trajectory line.
+pub struct Finished {
+    pub capability_dir: String,
+    pub domain: String,
+    pub uuid: String,
+    pub trial: u32,
+    pub record: Value,
+    pub tools_entry: Value,
+    pub trajectory: Value,
+    pub usage: Usage,
+    pub succeeded: bool,
+    /// Sum of the runner's own time per model step, and the number of steps.
+    pub runner_us: Vec<f64>,
+}
+
+/// Keys the reference's runner leaves out of recorded arguments.
+const INTERNAL_KEYS: [&str; 3] = ["args", "config", "kwargs"];
+
+/// Runs one trial of one sample; failures become the record's `status: "error"`.
+pub async fn run_sample(setup: Arc<Setup>, sample: Arc<Sample>, trial: u32) -> Finished {
+    let start = Instant::now();
+    let deadline = start + setup.timeout;
+    let mut all_tools = Vec::new();
+    let mut shortlisted = Vec::new();
+    let outcome = async {
+        let open = setup
+            .connector
+            .open(sample.capability, &sample.domain, setup.call_timeout);
+        let mut session = tokio::time::timeout(setup.timeout, open)
+            .await
+            .map_err(|_| format!("no MCP session within {:?}", setup.timeout))??;
+        all_tools = session.tools().iter().map(|t| t.name.to_string()).collect();
+        let result =
+            prepare_and_run(&setup, &sample, &mut session, deadline, &mut shortlisted).await;
+        session.close().await;
+        result
+    }
+    .await;
+    let duration_s = start.elapsed().as_secs_f64();
+    finish(
+        &setup,
+        &sample,
+        trial,
+        outcome,
+        duration_s,
+        all_tools,
+        shortlisted,
+    )
+}
+
+async fn prepare_and_run(
+    setup: &Setup,
+    sample: &Sample,
+    session: &mut ReplaySession,
+    deadline: Instant,
+    shortlisted: &mut Vec<String>,
+) -> Result<AgentRun, String> {
+    let initial = if session.has_tool("get_data") {
+        let peek = switch_universe(session, &sample.uuid).await?;
+        if setup.fix_quirks {
+            session.relist().await?;
+        }
+        Some(peek)
+    } else {
+        None
+    };
+    let tools = session.tools();
+    let texts: Vec<ToolText<'_>> = tools
+        .iter()
+        .map(|t| ToolText {
+            name: &t.name,
+            description: t.description.as_deref().unwrap_or_default(),
+        })
+        .collect();
+    let chosen = setup
+        .ranker
+        .shortlist(&sample.query, &texts, setup.top_k_tools)
+        .map_err(|e| format!("shortlisting failed: {e}"))?;
+    let functions = chosen
+        .iter()
+        .map(|&i| {
+            let tool = &tools[i];
+            let description = match tool.description.as_deref() {
+                Some(d) if !d.is_empty() => d.to_owned(),
+                _ => format!("Tool: {}", tool.name),
+            };
+            json!({"type": "function", "function": {
+                "name": tool.name, "description": description,
+                "parameters": Value::Object((*tool.input_schema).clone())}})
+        })
+        .collect();
+    *shortlisted = chosen.iter().map(|&i| tools[i].name.to_string()).collect();
+    let conversation = Conversation {
+        messages: first_messages(setup, sample, initial.as_ref()),
+        functions,
+        offered: shortlisted.clone(),
+    };
+    let limits = Limits {
+        deadline,
+        max_steps: setup.max_steps,
+        fix_quirks: setup.fix_quirks,
+    };
+    Ok(run_agent(&setup.chat, session, conversation, limits).await)
+}
+
+/// Capability 1: `get_data(tool_universe_id=<uuid>)`; the handle and peek it returns, or the
+/// error the reference's runner raises.
+async fn switch_universe(session: &ReplaySession, uuid: &str) -> Result<(String, Value), String> {
+    let response = session
+        .call("get_data", &json!({"tool_universe_id": uuid}))
+        .await;
+    if let Some(CallIssue::Failure(message)) = &response.issue {
+        return Err(format!("get_data failed: {message}"));
+    }
+    let peek = parse_python_json(&response.text)
+        .map_err(|e| format!("JSONDecodeError the get_data answer is not JSON ({e})"))?;
+    if let Some(error) = peek.get("error") {
+        return Err(format!(
+            "RuntimeError Universe switch failed: {}",
+            vakra_pyjson::py_str(error)
+        ));
+    }
+    match peek.get("handle") {
+        Some(handle) => Ok((vakra_pyjson::py_str(handle), peek)),
+        None => Err("KeyError 'handle'".into()),
+    }
+}
+
+/// JSON as Python's `json.loads` reads it: bare `NaN` and `Infinity` (which peeks of float
+/// columns hold) become `null`, since a JSON value cannot hold them.
+fn parse_python_json(text: &str) -> Result<Value, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Ok(value) => Ok(value),
+        Err(first) => {
+            let mut cleaned = String::with_capacity(text.len());
+            let mut in_string = false;
+            let mut escaped = false;
+            let mut rest = text;
+            while let Some(c) = rest.chars().next() {
+                if in_string {
+                    in_string = escaped || c != '"';
+                    escaped = !escaped && c == '\\';
+                } else if c == '"' {
+                    in_string = true;
+                } else if let Some(word) = ["-Infinity", "Infinity", "NaN"]
+                    .into_iter()
+                    .find(|w| rest.starts_with(w))
+                {
+                    cleaned.push_str("null");
+                    rest = &rest[word.len()..];
+                    continue;
+                }
+                cleaned.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+            serde_json::from_str(&cleaned).map_err(|_| first)
+        }
+    }
+}
+
+/// The conversation's start (spec §6.4).
+fn first_messages(setup: &Setup, sample: &Sample, initial: Option<&(String, Value)>) -> Vec<Value> {
+    let mut messages = Vec::new();
+    let instructions = sample.additional_instructions.as_str();
+    // The reference tests the text against "" and " " only.
+    let has_policy = sample.capability == 4 && !matches!(instructions, "" | " ");
+    match &sample.context {
+        Some(context) if sample.capability == 4 => {
+            if has_policy {
+                messages
+                    .push(json!({"role": "system", "content": setup.prompts.policy(instructions)}));
+            }
+            messages.extend(
+                context
+                    .iter()
+                    .map(|m| json!({"role": m.role, "content": m.content})),
+            );
+        }
+        _ => {
+            // Single-turn capability-4 items never see their policy in the reference.
+            if has_policy && setup.fix_quirks {
+                messages
+                    .push(json!({"role": "system", "content": setup.prompts.policy(instructions)}));
+            }
+            messages.push(json!({"role": "user", "content": sample.query}));
+        }
+    }
+    if let Some((handle, peek)) = initial {
+        if !messages.iter().any(|m| m["role"] == "system") {
+            messages.insert(
+                0,
+                json!({"role": "system", "content": setup.prompts.capability_1(handle, peek)}),
+            );
+        }
+    }
+    messages
+}
+
+/// The record, tools entry and trajectory line of a finished (or failed) sample.
+fn finish(
+    setup: &Setup,
+    sample: &Sample,
+    trial: u32,
+    outcome: Result<AgentRun, String>,
+    duration_s: f64,
+    all_tools: Vec<String>,
+    shortlisted: Vec<String>,
+) -> Finished {
+    let (run, error) = match outcome {
+        Ok(run) => {
+            let error = match &run.ending {
+                Ending::Answered => None,
+                Ending::TimedOut => Some(format!(
+                    "Agent timed out after {} seconds",
+                    vakra_pyjson::float_repr(setup.timeout.as_secs_f64())
+                )),
+                Ending::StepLimit => Some(format!(
+                    "the agent made {} model requests without answering (--max-steps)",
+                    setup.max_steps
+                )),
+                Ending::ModelError(message) => Some(message.clone()),
+            };
+            (Some(run), error)
+        }
+        Err(message) => (None, Some(message)),
+    };
+    // The reference keeps neither the answer nor the calls of a failed sample.
+    let keep = error.is_none() || setup.fix_quirks;
+    let calls: Vec<Value> = run
+        .iter()
+        .filter(|_| keep)
+        .flat_map(AgentRun::recorded_calls)
+        .map(|call| {
+            let mut arguments = call.arguments.as_object().cloned().unwrap_or_default();
+            arguments.retain(|k, _| !INTERNAL_KEYS.contains(&k.as_str()));
+            json!({"name": call.name, "arguments": arguments})
+        })
+        .collect();
+    let answer = run
+        .as_ref()
+        .filter(|_| keep)
+        .map(|r| r.answer.clone())
+        .unwrap_or_default();
+    let usage = run.as_ref().map(|r| r.usage).unwrap_or_default();
+    let status = if error.is_none() { "success" } else { "error" };
+    let error_text = error.clone().unwrap_or_default();
+    let record = json!({
+        "uuid": sample.uuid,
+        "domain": sample.domain,
+        "status": status,
+        "error": error_text,
+        "duration_s": duration_s,
+        "output": [{
+            "turn_id": sample.turn_id,
+            "query": sample.query,
+            "answer": answer,
+            "sequence": {"tool_call": calls},
+        }],
+        "trial": trial,
+        "usage": usage,
+    });
+    let tools_entry = json!({
+        "uuid": sample.uuid,
+        "domain": sample.domain,
+        "query": sample.query,
+        "all_tools": all_tools,
+        "shortlisted_tools": shortlisted,
+        "trial": trial,
+    });
+    let mut trajectory = Map::new();
+    for (key, value) in [
+        ("uuid", json!(sample.uuid)),
+        ("trial", json!(trial)),
+        ("capability", json!(sample.capability)),
+        ("domain", json!(sample.domain)),
+        ("status", json!(status)),
+        ("error", json!(error_text)),
+        ("duration_s", json!(duration_s)),
+        ("model", json!(setup.chat.config().model)),
+        ("usage", json!(usage)),
+        ("offered_tools", json!(shortlisted.len())),
+        ("steps", json!(run.as_ref().map(|r| &r.steps))),
+        ("messages", json!(run.as_ref().map(|r| &r.messages))),
+    ] {
+        trajectory.insert(key.into(), value);
+    }
+    Finished {
+        capability_dir: sample.capability_dir.clone(),
+        domain: sample.domain.clone(),
+        uuid: sample.uuid.clone(),
+        trial,
+        record,
+        tools_entry,
+        trajectory: Value::Object(trajectory),
+        usage,
+        succeeded: error.is_none(),
+        runner_us: run
+            .iter()
+            .flat_map(|r| r.steps.iter().map(|s| s.runner_us))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peeks_with_nan_parse_as_python_reads_them() {
+        let value = parse_python_json(r#"{"handle": "h", "v": [NaN, -Infinity, "NaN"]}"#).unwrap();
+        assert_eq!(value, json!({"handle": "h", "v": [null, null, "NaN"]}));
+        assert!(parse_python_json("{oops").is_err());
+    }
+}

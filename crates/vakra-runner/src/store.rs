@@ -1,0 +1,251 @@
+//! The run's output folder, written sample by sample so that an interruption loses at most the
+//! samples in flight, and read back so that running the same command again resumes.
+//!
+//! Per capability and domain, `DIR/capability_<n>_<name>/`:
+//! - `<domain>.json`: the prediction records (submission format, spec §1.4, plus `trial` and
+//!   `usage`), in input order then trial order; replaced atomically (write, then rename) after
+//!   every finished sample;
+//! - `<domain>_tools.json`: each sample's full and shortlisted tool names, replaced likewise;
+//! - `<domain>.trajectory.jsonl`: one line per finished sample (messages, tool calls with
+//!   results and timing, model latency and tokens per step), appended after the records are
+//!   safe. On resume it is rewritten with the lines of the kept records only, so a line cut
+//!   by a crash, or one of a sample that runs again, never stays.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use vakra_chat::Usage;
+use vakra_eval::records::read_array;
+
+use crate::RunError;
+use crate::episode::Finished;
+
+/// A sample's trial: capability folder, domain, uuid, trial.
+pub type Key = (String, String, String, u32);
+
+/// The records of one domain file, ordered as written.
+#[derive(Default)]
+struct DomainFile {
+    /// (position in the input, trial, uuid) → (record, tools entry).
+    records: BTreeMap<(usize, u32, String), (Value, Value)>,
+}
+
+/// The output folder.
+pub struct Store {
+    out: PathBuf,
+    files: HashMap<(String, String), DomainFile>,
+    /// (capability folder, domain, uuid) → position in the input.
+    positions: HashMap<(String, String, String), usize>,
+}
+
+/// Tokens and outcomes over every record in the folder.
+#[derive(Debug, Default, Clone, Copy, serde::Serialize)]
+pub struct Totals {
+    pub records: usize,
+    pub succeeded: usize,
+    pub failed: usize,
+    pub usage: Usage,
+}
+
+impl Store {
+    /// Opens `out` (creating it), reading the records already there. `positions` places each
+    /// sample in its domain's order; records of samples no longer in the input are kept after
+    /// the others. With `retry_errors`, records with `status: "error"` are dropped so that
+    /// their samples run again. Returns the store and the keys of the finished samples.
+    pub fn open(
+        out: &Path,
+        positions: HashMap<(String, String, String), usize>,
+        retry_errors: bool,
+    ) -> Result<(Self, HashSet<Key>), RunError> {
+        std::fs::create_dir_all(out).map_err(|e| RunError::output(out, e))?;
+        let mut store = Self {
+            out: out.to_owned(),
+            files: HashMap::new(),
+            positions,
+        };
+        let mut finished = HashSet::new();
+        for capability_dir in sub_folders(out) {
+            let folder = out.join(&capability_dir);
+            for (domain, path) in vakra_eval::records::domain_files(&folder) {
+                let records = read_array(&path).map_err(|message| RunError::Input {
+                    path: path.clone(),
+                    message: format!(
+                        "{message} (an earlier run's output; move it away to start afresh)"
+                    ),
+                })?;
+                let tools =
+                    read_array(&folder.join(format!("{domain}_tools.json"))).unwrap_or_default();
+                let file = store
+                    .files
+                    .entry((capability_dir.clone(), domain.clone()))
+                    .or_default();
+                for record in records {
+                    let Some(uuid) = record
+                        .get("uuid")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                    else {
+                        continue;
+                    };
+                    let trial = record.get("trial").and_then(Value::as_u64).unwrap_or(0) as u32;
+                    if retry_errors && record.get("status").and_then(Value::as_str) == Some("error")
+                    {
+                        continue;
+                    }
+                    let entry = tools
+                        .iter()
+                        .find(|t| {
+                            t.get("uuid").and_then(Value::as_str) == Some(&uuid)
+                                && t.get("trial").and_then(Value::as_u64).unwrap_or(0) as u32
+                                    == trial
+                        })
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    let position = store
+                        .positions
+                        .get(&(capability_dir.clone(), domain.clone(), uuid.clone()))
+                        .copied()
+                        .unwrap_or(usize::MAX);
+                    finished.insert((capability_dir.clone(), domain.clone(), uuid.clone(), trial));
+                    file.records
+                        .insert((position, trial, uuid), (record, entry));
+                }
+                let kept: HashSet<(String, u32)> = file
+                    .records
+                    .keys()
+                    .map(|(_, trial, uuid)| (uuid.clone(), *trial))
+                    .collect();
+                prune_trajectories(&folder.join(format!("{domain}.trajectory.jsonl")), &kept)?;
+            }
+        }
+        Ok((store, finished))
+    }
+
+    /// Records a finished sample: the domain's files are replaced, then its trajectory line
+    /// appended.
+    pub fn add(&mut self, finished: &Finished) -> Result<(), RunError> {
+        let folder = self.out.join(&finished.capability_dir);
+        std::fs::create_dir_all(&folder).map_err(|e| RunError::output(&folder, e))?;
+        let position = self
+            .positions
+            .get(&(
+                finished.capability_dir.clone(),
+                finished.domain.clone(),
+                finished.uuid.clone(),
+            ))
+            .copied()
+            .unwrap_or(usize::MAX);
+        let file = self
+            .files
+            .entry((finished.capability_dir.clone(), finished.domain.clone()))
+            .or_default();
+        file.records.insert(
+            (position, finished.trial, finished.uuid.clone()),
+            (finished.record.clone(), finished.tools_entry.clone()),
+        );
+        let records: Vec<Value> = file.records.values().map(|(r, _)| r.clone()).collect();
+        let tools: Vec<Value> = file
+            .records
+            .values()
+            .map(|(_, t)| t.clone())
+            .filter(|t| !t.is_null())
+            .collect();
+        write_atomically(
+            &folder.join(format!("{}.json", finished.domain)),
+            &Value::Array(records),
+        )?;
+        write_atomically(
+            &folder.join(format!("{}_tools.json", finished.domain)),
+            &Value::Array(tools),
+        )?;
+        let path = folder.join(format!("{}.trajectory.jsonl", finished.domain));
+        let mut line = finished.trajectory.to_string();
+        line.push('\n');
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+            .map_err(|e| RunError::output(&path, e))
+    }
+
+    /// Outcomes and tokens over every record in the folder (earlier runs' included).
+    pub fn totals(&self) -> BTreeMap<String, Totals> {
+        let mut totals: BTreeMap<String, Totals> = BTreeMap::new();
+        for ((capability_dir, _), file) in &self.files {
+            let entry = totals.entry(capability_dir.clone()).or_default();
+            for (record, _) in file.records.values() {
+                entry.records += 1;
+                if record.get("status").and_then(Value::as_str) == Some("success") {
+                    entry.succeeded += 1;
+                } else {
+                    entry.failed += 1;
+                }
+                if let Some(usage) = record
+                    .get("usage")
+                    .and_then(|u| serde_json::from_value::<Usage>(u.clone()).ok())
+                {
+                    entry.usage += usage;
+                }
+            }
+        }
+        totals
+    }
+}
+
+fn sub_folders(out: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|name| vakra_eval::records::capability_of_dir(name).is_some())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Keeps the complete trajectory lines of kept records, once each.
+fn prune_trajectories(path: &Path, kept: &HashSet<(String, u32)>) -> Result<(), RunError> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(());
+    };
+    let mut seen = HashSet::new();
+    let mut out = String::new();
+    for line in text.lines() {
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let key = (
+            value
+                .get("uuid")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            value.get("trial").and_then(Value::as_u64).unwrap_or(0) as u32,
+        );
+        if kept.contains(&key) && seen.insert(key) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    write_text_atomically(path, &out)
+}
+
+/// Writes JSON as the reference's runner does (`json.dump(…, indent=2)`), atomically.
+fn write_atomically(path: &Path, value: &Value) -> Result<(), RunError> {
+    let text = vakra_pyjson::dumps(value, &vakra_pyjson::DumpOptions::indent2())
+        .unwrap_or_else(|_| serde_json::to_string_pretty(value).unwrap_or_default());
+    write_text_atomically(path, &text)
+}
+
+fn write_text_atomically(path: &Path, text: &str) -> Result<(), RunError> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let temporary = path.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|e| RunError::output(path, e))
+}
