@@ -84,6 +84,13 @@ pub struct EvalArgs {
     /// Write each sample's compared tool responses (both sides, scored turn) into the report.
     #[arg(long = "include-responses")]
     include_responses: bool,
+    /// Price per million input tokens, for the cost of runs whose records carry token counts
+    /// (default: the predictions folder's run.json, as `vakra run --price-in` wrote it).
+    #[arg(long = "price-in", requires = "price_out")]
+    price_in: Option<f64>,
+    /// Price per million output tokens.
+    #[arg(long = "price-out", requires = "price_in")]
+    price_out: Option<f64>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -152,6 +159,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         fix_quirks: args.data.fix_quirks,
         progress: !args.quiet,
         include_responses: args.include_responses,
+        prices: prices(&args)?,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -185,8 +193,22 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     for (n, capability) in &report.capabilities {
         println!(
             "capability {n} ({}): {:.2} ({} of {} correct)",
-            capability.name, capability.score, capability.n_correct, capability.n_samples
+            capability.name,
+            capability.score,
+            capability.n_correct,
+            capability.n_scored()
         );
+        if let Some(trials) = &capability.trials {
+            let row = |values: &BTreeMap<usize, f64>| {
+                values
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {v:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            println!("  pass^k {}", row(&trials.pass_hat_k));
+            println!("  pass@k {}", row(&trials.pass_at_k));
+        }
     }
     Ok(())
 }
@@ -228,4 +250,21 @@ fn operation_ids(given: Option<&Path>, root: &Path) -> anyhow::Result<HashMap<St
         }
         None => Ok(HashMap::new()),
     }
+}
+
+/// Token prices: the flags, or those a `vakra run` recorded in the predictions' run.json.
+fn prices(args: &EvalArgs) -> anyhow::Result<Option<(f64, f64)>> {
+    if let Some(prices) = args.price_in.zip(args.price_out) {
+        anyhow::ensure!(
+            prices.0.is_finite() && prices.0 >= 0.0 && prices.1.is_finite() && prices.1 >= 0.0,
+            "prices must be non-negative numbers"
+        );
+        return Ok(Some(prices));
+    }
+    let Ok(text) = std::fs::read_to_string(args.predictions.join("run.json")) else {
+        return Ok(None);
+    };
+    let run: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let price = |key: &str| run["prices_per_million_tokens"][key].as_f64();
+    Ok(price("input").zip(price("output")))
 }

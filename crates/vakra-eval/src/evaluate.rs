@@ -22,6 +22,7 @@ use crate::report::{
     Settings, Timing, percent,
 };
 use crate::taxonomy;
+use crate::trials::{Tokens, trials_report};
 
 /// Everything a run needs.
 pub struct EvalConfig {
@@ -50,6 +51,9 @@ pub struct EvalConfig {
     pub progress: bool,
     /// Keep each sample's compared tool responses in the report (for debugging).
     pub include_responses: bool,
+    /// Prices per million input and output tokens, for the cost of runs whose records carry
+    /// token counts.
+    pub prices: Option<(f64, f64)>,
 }
 
 /// One sample to evaluate.
@@ -59,6 +63,8 @@ struct Sample {
     gt: Record,
     pred: Option<Record>,
     problems: Vec<String>,
+    /// The prediction's trial (`vakra run --trials`).
+    trial: Option<u32>,
 }
 
 /// What one side's replay produced: the calls as sent (legacy names translated) and the
@@ -82,6 +88,7 @@ pub async fn run(config: EvalConfig) -> Report {
         let mut missing = Vec::new();
         let mut extra = Vec::new();
         let mut n_gt = 0;
+        let mut tokens: Option<Tokens> = None;
         for (domain, gt_path) in domain_files(&dir.join("output")) {
             if !config.domains.is_empty() && !config.domains.contains(&domain) {
                 continue;
@@ -91,13 +98,18 @@ pub async fn run(config: EvalConfig) -> Report {
             let instructions =
                 input_instructions(&dir.join("input").join(format!("{domain}.json")));
             let pred_path = pred_dir.as_ref().map(|d| d.join(format!("{domain}.json")));
-            let mut preds: HashMap<String, Record> = HashMap::new();
+            // uuid → trial → record.
+            let mut preds: HashMap<String, BTreeMap<u32, Record>> = HashMap::new();
             match pred_path.filter(|p| p.exists()) {
                 Some(path) => {
                     let (records, pred_problems) = read_records(&path);
                     problems.extend(pred_problems);
                     for record in records {
-                        if preds.insert(record.uuid.clone(), record).is_some() {
+                        if let Some(counted) = record.tokens {
+                            tokens.get_or_insert_default().add(counted);
+                        }
+                        let trials = preds.entry(record.uuid.clone()).or_default();
+                        if trials.insert(record.trial.unwrap_or(0), record).is_some() {
                             problems.push(Problem {
                                 file: path.display().to_string(),
                                 uuid: None,
@@ -133,17 +145,29 @@ pub async fn run(config: EvalConfig) -> Report {
                 {
                     gt.additional_instructions = text.clone();
                 }
-                let pred = preds.remove(&gt.uuid);
-                if pred.is_none() {
+                let trials = preds.remove(&gt.uuid).unwrap_or_default();
+                if trials.is_empty() {
                     missing.push(gt.uuid.clone());
+                    samples.push(Sample {
+                        capability,
+                        domain: domain.clone(),
+                        gt,
+                        pred: None,
+                        problems: Vec::new(),
+                        trial: None,
+                    });
+                    continue;
                 }
-                samples.push(Sample {
-                    capability,
-                    domain: domain.clone(),
-                    gt,
-                    pred,
-                    problems: Vec::new(),
-                });
+                for pred in trials.into_values() {
+                    samples.push(Sample {
+                        capability,
+                        domain: domain.clone(),
+                        gt: gt.clone(),
+                        trial: pred.trial,
+                        pred: Some(pred),
+                        problems: Vec::new(),
+                    });
+                }
             }
             let mut leftover: Vec<String> = preds.into_keys().collect();
             leftover.sort();
@@ -166,6 +190,9 @@ pub async fn run(config: EvalConfig) -> Report {
                 by_source: BTreeMap::new(),
                 errors: BTreeMap::new(),
                 samples: Vec::new(),
+                trials: None,
+                cost_usd: config.prices.zip(tokens).map(|(p, t)| t.cost(p)),
+                tokens,
             },
         );
     }
@@ -245,6 +272,7 @@ pub async fn run(config: EvalConfig) -> Report {
         report.samples.push(sample);
     }
     for report in capabilities.values_mut() {
+        report.trials = trials_report(&outcomes_per_sample(&report.samples));
         report.n_correct = report.samples.iter().filter(|s| s.score == 1.0).count();
         let weights: f64 = report.samples.iter().map(|s| f64::from(s.weight)).sum();
         let weighted: f64 = report
@@ -253,9 +281,16 @@ pub async fn run(config: EvalConfig) -> Report {
             .map(|s| f64::from(s.weight) * s.score)
             .sum();
         report.score = percent(weighted, weights);
-        report.unweighted_score = percent(report.n_correct as f64, report.n_samples as f64);
+        report.unweighted_score = percent(report.n_correct as f64, report.n_scored() as f64);
     }
     let leaderboard_score = capabilities.values().map(|c| c.score).sum::<f64>() / 4.0;
+    let tokens = capabilities
+        .values()
+        .filter_map(|c| c.tokens)
+        .reduce(|mut all, t| {
+            all.add(t);
+            all
+        });
     let mut warnings = Vec::new();
     if config.llm.is_none() {
         warnings.push(
@@ -312,8 +347,11 @@ pub async fn run(config: EvalConfig) -> Report {
             prompts: config.prompts.source.clone(),
             fix_quirks: config.fix_quirks,
             jobs: config.jobs,
+            prices_per_million_tokens: config.prices.map(|(i, o)| [i, o]),
         },
         leaderboard_score,
+        cost_usd: config.prices.zip(tokens).map(|(p, t)| t.cost(p)),
+        tokens,
         capabilities: capabilities
             .into_iter()
             .map(|(n, report)| (n.to_string(), report))
@@ -331,6 +369,20 @@ pub async fn run(config: EvalConfig) -> Report {
             },
         },
     }
+}
+
+/// Each ground-truth sample's trial outcomes, in report order.
+fn outcomes_per_sample(samples: &[SampleReport]) -> Vec<Vec<bool>> {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut outcomes: Vec<Vec<bool>> = Vec::new();
+    for sample in samples {
+        let i = *index.entry(&sample.uuid).or_insert_with(|| {
+            outcomes.push(Vec::new());
+            outcomes.len() - 1
+        });
+        outcomes[i].push(sample.score == 1.0);
+    }
+    outcomes
 }
 
 /// The capability folders of a split, filtered: (number, name, path).
@@ -437,6 +489,7 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
         problems: std::mem::take(&mut sample.problems),
         replay: ReplaySummary::default(),
         responses: None,
+        trial: sample.trial,
     };
     let mut judge_errors = Vec::new();
     if sample.gt.turns.is_empty() {

@@ -21,6 +21,7 @@ pub mod render;
 pub mod replay;
 pub mod report;
 pub mod taxonomy;
+pub mod trials;
 pub mod validate;
 
 pub use evaluate::{EvalConfig, read_operation_id_map, run};

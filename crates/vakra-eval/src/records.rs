@@ -56,6 +56,10 @@ pub struct Record {
     pub domain: String,
     pub additional_instructions: String,
     pub turns: Vec<Turn>,
+    /// The trial index `vakra run --trials` writes (absent in the reference's records).
+    pub trial: Option<u32>,
+    /// The model's token counts (`usage`) that `vakra run` writes.
+    pub tokens: Option<crate::trials::Tokens>,
 }
 
 /// Reads a JSON file holding an array of records; each element is returned as is.
@@ -92,11 +96,29 @@ pub fn parse_record(value: &Value) -> Result<Record, String> {
         Some(Value::Null) | None => Vec::new(),
         Some(_) => return Err("`output` must be a list of turns".into()),
     };
+    let trial = match object.get("trial") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(
+            value
+                .as_u64()
+                .and_then(|t| u32::try_from(t).ok())
+                .ok_or("`trial` must be a non-negative integer")?,
+        ),
+    };
+    let tokens = object.get("usage").and_then(|usage| {
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+        Some(crate::trials::Tokens {
+            input_tokens: count("input_tokens")?,
+            output_tokens: count("output_tokens")?,
+        })
+    });
     Ok(Record {
         uuid,
         domain,
         additional_instructions,
         turns,
+        trial,
+        tokens,
     })
 }
 

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::judges::Verdict;
 use crate::records::Problem;
+use crate::trials::{Tokens, TrialsReport};
 
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
@@ -16,6 +17,12 @@ pub struct Report {
     /// Mean of the four capability scores (percent); capabilities not evaluated count as 0, as
     /// on the published leaderboard.
     pub leaderboard_score: f64,
+    /// Tokens the predictions' records report (`vakra run` writes them), over all capabilities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+    /// Their cost at `settings.prices_per_million_tokens`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// Keyed by capability number, "1" to "4"; only the evaluated ones.
     pub capabilities: BTreeMap<String, CapabilityReport>,
     /// Files or records that could not be used.
@@ -83,6 +90,9 @@ pub struct Settings {
     pub prompts: String,
     pub fix_quirks: bool,
     pub jobs: usize,
+    /// Input and output prices per million tokens, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prices_per_million_tokens: Option<[f64; 2]>,
 }
 
 /// One capability's results.
@@ -108,6 +118,14 @@ pub struct CapabilityReport {
     /// Failed samples counted by the first stage that went wrong.
     pub errors: BTreeMap<String, usize>,
     pub samples: Vec<SampleReport>,
+    /// pass^k and pass@k, when predictions hold several trials of a sample (each trial is
+    /// then one entry of `samples`, and `score` averages over them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials: Option<TrialsReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// Counts for one slice of samples.
@@ -117,6 +135,17 @@ pub struct Breakdown {
     pub n_correct: usize,
     /// Percent.
     pub score: f64,
+}
+
+impl CapabilityReport {
+    /// What `n_correct` counts out of: every trial when there are several, else every
+    /// ground-truth sample.
+    pub fn n_scored(&self) -> usize {
+        match self.trials {
+            Some(_) => self.samples.len(),
+            None => self.n_samples,
+        }
+    }
 }
 
 impl Breakdown {
@@ -166,6 +195,9 @@ pub struct SampleReport {
     /// The scored turn's replayed responses, with `--include-responses`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub responses: Option<Responses>,
+    /// The prediction's trial, when its record has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
 }
 
 /// The tool responses the exact match compared.

@@ -25,7 +25,7 @@ pub fn markdown(report: &Report) -> String {
             c.name,
             pct(c.score),
             c.n_correct,
-            c.n_samples,
+            c.n_scored(),
             c.missing_prediction_uuids.len()
         );
     }
@@ -41,6 +41,9 @@ pub fn markdown(report: &Report) -> String {
         report.timing.samples,
         report.timing.seconds
     );
+    if let Some(tokens) = report.tokens {
+        let _ = writeln!(out, "{}\n", super::tokens_line(tokens, report.cost_usd));
+    }
     for warning in &report.warnings {
         let _ = writeln!(out, "> {warning}\n");
     }
@@ -56,6 +59,25 @@ pub fn markdown(report: &Report) -> String {
                 pct(c.score),
                 pct(c.unweighted_score)
             );
+        }
+        if let Some(trials) = &c.trials {
+            let _ = writeln!(
+                out,
+                "{} trials per sample.\n\n| k | pass^k | pass@k |\n|---:|---:|---:|",
+                trials.trials
+            );
+            for (k, hat) in &trials.pass_hat_k {
+                let _ = writeln!(
+                    out,
+                    "| {k} | {} | {} |",
+                    pct(*hat),
+                    pct(trials.pass_at_k[k])
+                );
+            }
+            out.push('\n');
+        }
+        if let Some(tokens) = c.tokens {
+            let _ = writeln!(out, "{}\n", super::tokens_line(tokens, c.cost_usd));
         }
         for (title, rows) in [
             ("domain", &c.domains),

@@ -38,3 +38,14 @@ fn replay_trouble(report: &Report) -> Option<String> {
         )
     })
 }
+
+/// "Tokens: … in, … out (cost $…)." for a run's usage.
+fn tokens_line(tokens: crate::trials::Tokens, cost_usd: Option<f64>) -> String {
+    let cost = cost_usd
+        .map(|c| format!(", cost ${c:.4}"))
+        .unwrap_or_default();
+    format!(
+        "Tokens: {} in, {} out{cost}.",
+        tokens.input_tokens, tokens.output_tokens
+    )
+}
