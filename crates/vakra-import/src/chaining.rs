@@ -259,7 +259,7 @@ fn snake_case(camel: &str) -> String {
     out
 }
 
-fn walk<'s>(stmt: &'s Stmt, f: &mut dyn FnMut(&'s Stmt)) {
+pub(crate) fn walk<'s>(stmt: &'s Stmt, f: &mut dyn FnMut(&'s Stmt)) {
     f(stmt);
     stmt.for_each_child(&mut |_| {}, &mut |s| walk(s, f));
 }

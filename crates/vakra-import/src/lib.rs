@@ -18,6 +18,7 @@ pub mod docstrings;
 pub mod evaluator;
 pub mod retriever_texts;
 pub mod router;
+pub mod runner_prompts;
 
 use std::path::{Path, PathBuf};
 
@@ -144,6 +145,9 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport, ImportError> {
     report
         .data_files
         .extend(retriever_texts::import_retriever_texts(repo, &root)?);
+    report
+        .data_files
+        .extend(runner_prompts::import_runner_prompts(repo, &root)?);
     report.missing_data_files = copied.missing;
     if let Some(dataset) = &options.dataset {
         report.linked = dataset::link_dataset(dataset, &root)?;
