@@ -11,7 +11,7 @@ build:
 	$(CARGO) build --workspace
 
 release:
-	$(CARGO) build --release -p vakra-cli
+	$(CARGO) build --release -p vakra-cli -p vakra-standin
 
 demo: release
 	bash scripts/demo.sh

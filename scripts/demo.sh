@@ -53,12 +53,20 @@ for line in sys.stdin:
     elif "serverInfo" in result:
         print("initialized:", result["serverInfo"]["name"], result["protocolVersion"])
 '
-echo "== Evaluator: the demo split's ground truth given as predictions (every capability)"
+echo "== Run a model: a stand-in model (OpenAI-compatible, on loopback) that plays the demo ground truth"
 work=$(mktemp -d)
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$out" "$work"' EXIT
-mkdir -p "$work/root" "$work/predictions"
+standin_out=$(mktemp)
+"${STANDIN_BIN:-target/release/vakra-standin}" --split demo/tasks >"$standin_out" &
+standin=$!
+trap 'kill $server $standin 2>/dev/null; wait $server $standin 2>/dev/null; rm -rf "$out" "$work" "$standin_out"' EXIT
+for _ in $(seq 1 200); do grep -q '^listening on ' "$standin_out" && break; sleep 0.05; done
+model_url=$(sed -n 's/^listening on //p' "$standin_out")
+mkdir -p "$work/root"
 cp -r openapi databases documents retrievers capability1 bpo "$work/root/"
 "$bin" index --root "$work/root" >/dev/null
-for d in demo/tasks/capability_*; do cp -r "$d/output" "$work/predictions/$(basename "$d")"; done
-"$bin" eval --quiet --ground-truth demo/tasks --predictions "$work/predictions" --root "$work/root" \
+echo "vakra run --input demo/tasks --out RUN --model-url $model_url --model stand-in --jobs 8"
+"$bin" run --quiet --input demo/tasks --out "$work/run" --root "$work/root" \
+  --model-url "$model_url" --model stand-in --jobs 8 --price-in 0.15 --price-out 0.6
+echo "== Score the run: vakra eval --predictions RUN --ground-truth demo/tasks"
+"$bin" eval --quiet --ground-truth demo/tasks --predictions "$work/run" --root "$work/root" \
   --report "$work/report.json" --markdown "$work/report.md" 2>/dev/null

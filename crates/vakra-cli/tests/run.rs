@@ -157,7 +157,11 @@ fn the_oracle_model_scores_100_on_every_capability_and_the_output_validates() {
             "capability {n}: {eval_stdout}"
         );
     }
-    output_ok(vakra().args(["validate", "--all", "--output-dir"]).arg(out.path()));
+    output_ok(
+        vakra()
+            .args(["validate", "--all", "--output-dir"])
+            .arg(out.path()),
+    );
     if let (Some(reference), Some(python)) = (
         common::reference_checkout("the reference's validate_output.py on vakra run's output"),
         std::env::var_os("VAKRA_PYTHON"),
@@ -548,6 +552,30 @@ fn server_errors_are_retried_then_recorded_and_other_4xx_are_not_retried() {
             .iter()
             .all(|r| r["error"].as_str().unwrap().contains("HTTP 400"))
     );
+}
+
+#[test]
+fn an_answer_that_is_not_json_fails_the_sample_with_its_start_quoted() {
+    let root = demo_root(false);
+    let (url, standin) = serve(StandIn::new(Behaviour::Garbage));
+    let out = tempfile::tempdir().unwrap();
+    run_ok(
+        root.path(),
+        &demo_split(),
+        out.path(),
+        &url,
+        &["--capability", "2", "--domain", "weather"],
+    );
+    let records = all_records(out.path());
+    assert_eq!(standin.requests(), records.len(), "a 200 is not retried");
+    for record in records {
+        assert_eq!(record["status"], "error");
+        let error = record["error"].as_str().unwrap();
+        assert!(
+            error.contains("not JSON") && error.contains("<html>this is not JSON"),
+            "{error}"
+        );
+    }
 }
 
 #[test]

@@ -35,6 +35,8 @@ pub enum Behaviour {
     UnknownTool,
     /// Never answers.
     Hang,
+    /// Answers 200 with a body that is not a Chat Completions answer.
+    Garbage,
 }
 
 /// Failing the first requests before behaving.
@@ -103,7 +105,7 @@ impl StandIn {
                 "tool_calls": [{"id": "call_0", "type": "function",
                     "function": {"name": "no_such_tool", "arguments": "{}"}}]}),
             Behaviour::UnknownTool => json!({"role": "assistant", "content": "done"}),
-            Behaviour::Hang => Value::Null,
+            Behaviour::Hang | Behaviour::Garbage => Value::Null,
         }
     }
 }
@@ -139,8 +141,10 @@ async fn complete(State(standin): State<Arc<StandIn>>, body: String) -> Response
     let Ok(request) = serde_json::from_str::<Value>(&body) else {
         return (StatusCode::BAD_REQUEST, "the request is not JSON").into_response();
     };
-    if matches!(standin.behaviour, Behaviour::Hang) {
-        tokio::time::sleep(Duration::from_secs(3600)).await;
+    match standin.behaviour {
+        Behaviour::Hang => tokio::time::sleep(Duration::from_secs(3600)).await,
+        Behaviour::Garbage => return "<html>this is not JSON</html>".into_response(),
+        _ => {}
     }
     let message = standin.message(&request);
     let completion_bytes = message.to_string().len();

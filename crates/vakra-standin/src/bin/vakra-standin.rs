@@ -14,7 +14,7 @@ struct Args {
     /// Address to listen on (loopback).
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: String,
-    /// oracle (plays --split's ground truth), text, malformed, unknown-tool or hang.
+    /// oracle (plays --split's ground truth), text, malformed, unknown-tool, hang or garbage.
     #[arg(long, default_value = "oracle")]
     mode: String,
     /// The split whose ground truth the oracle plays.
@@ -45,6 +45,7 @@ async fn main() -> anyhow::Result<()> {
         "malformed" => Behaviour::MalformedArguments,
         "unknown-tool" => Behaviour::UnknownTool,
         "hang" => Behaviour::Hang,
+        "garbage" => Behaviour::Garbage,
         other => anyhow::bail!("unknown --mode {other}"),
     };
     let mut standin = StandIn::new(behaviour);

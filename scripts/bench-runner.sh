@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The runner benchmark (docs/benchmarks.md), on this machine:
+#   1. `vakra run` of the demo split (11 samples, capabilities 1-4) × TRIALS trials (default 91:
+#      1,001 samples) at --jobs JOBS (default 32) against a zero-latency stand-in model that
+#      plays the ground truth: wall time, samples/s, max resident memory, and the runner's own
+#      time per model step (model and tools excluded) from run.json;
+#   2. optionally (VAKRA_REF, a reference checkout, and REF_PYTHON, a Python with the reference
+#      runner's requirements), the reference's benchmark_runner.py on the same demo samples with
+#      the same stand-in model, its MCP servers being `vakra mcp` as local commands (the only
+#      way to run it here without its containers): wall time per capability.
+#
+# Every command is printed before it runs; all traffic stays on 127.0.0.1.
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+TRIALS=${TRIALS:-91}
+JOBS=${JOBS:-32}
+VAKRA=${VAKRA_BIN:-$REPO/target/release/vakra}
+STANDIN=${STANDIN_BIN:-$REPO/target/release/vakra-standin}
+[[ -x $VAKRA && -x $STANDIN ]] || (set -x; cargo build --release -p vakra-cli -p vakra-standin)
+work=$(mktemp -d)
+standin_out=$work/standin.out
+cleanup() { kill "${standin:-}" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+"$STANDIN" --split demo/tasks >"$standin_out" &
+standin=$!
+for _ in $(seq 1 200); do grep -q '^listening on ' "$standin_out" && break; sleep 0.05; done
+url=$(sed -n 's/^listening on //p' "$standin_out")
+[[ -n $url ]] || { echo "the stand-in did not start" >&2; exit 1; }
+
+mkdir -p "$work/root"
+cp -r openapi databases documents retrievers capability1 bpo "$work/root/"
+(set -x; "$VAKRA" index --root "$work/root" >/dev/null)
+
+echo "== vakra run: demo split x $TRIALS trials, --jobs $JOBS, zero-latency stand-in"
+(set -x; /usr/bin/time -f '%e s wall, %M KiB max RSS' "$VAKRA" run --quiet --input demo/tasks \
+    --out "$work/run" --root "$work/root" --model-url "$url" --model stand-in \
+    --trials "$TRIALS" --jobs "$JOBS")
+python3 - "$work/run/run.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print(f"{s['ran']} samples ({s['succeeded']} succeeded) in {s['wall_s']:.2f} s: "
+      f"{s['ran'] / s['wall_s']:.0f} samples/s; runner's own time per model step: "
+      f"p50 {s['runner_step_p50_us']:.0f} us, p99 {s['runner_step_p99_us']:.0f} us")
+PY
+
+if [[ -n ${VAKRA_REF:-} && -n ${REF_PYTHON:-} ]]; then
+    echo "== the reference runner ($VAKRA_REF) on the same 11 samples, same stand-in model"
+    cfg=$work/mcp.yaml
+    {
+        echo "tasks:"
+        for n in 1 2 3 4; do
+            echo "  $n:"
+            echo "    mode: stdio"
+            echo "    command: $VAKRA"
+            echo "    args: [mcp, --capability, '$n', --root, '$work/root']"
+        done
+    } >"$cfg"
+    for dir in demo/tasks/capability_*; do
+        name=$(basename "$dir"); n=${name:11:1}
+        export "CAPABILITY_${n}_DIR=$REPO/$dir"
+    done
+    for n in 1 2 3 4; do
+        (set -x; cd "$VAKRA_REF" && OPENAI_BASE_URL="$url" OPENAI_API_KEY=stand-in \
+            /usr/bin/time -f "capability $n: %e s wall, %M KiB max RSS" \
+            "$REF_PYTHON" benchmark_runner.py --capability_id "$n" --provider openai \
+            --model stand-in --mcp-config "$cfg" --output "$work/ref/capability_$n" \
+            >"$work/ref-$n.log" 2>&1) || { echo "reference runner failed:"; tail -20 "$work/ref-$n.log"; }
+        grep -E "Total items|Successful|Failed" "$work/ref-$n.log" | sed 's/^/    /' || true
+    done
+    echo "== the reference runner's predictions scored by vakra eval"
+    mkdir -p "$work/ref-predictions"
+    for dir in demo/tasks/capability_*; do
+        name=$(basename "$dir"); n=${name:11:1}
+        [[ -d $work/ref/capability_$n ]] && cp -r "$work/ref/capability_$n" "$work/ref-predictions/$name"
+    done
+    (set -x; "$VAKRA" eval --quiet --ground-truth demo/tasks --predictions "$work/ref-predictions" \
+        --root "$work/root" --report "$work/ref-report.json" 2>/dev/null) || true
+fi
