@@ -4,6 +4,7 @@
 //! subcommand lives in its own module.
 
 mod eval;
+mod eval_merge;
 mod import;
 mod index;
 mod mcp;

@@ -18,9 +18,10 @@ use crate::records::{
 };
 use crate::replay::{CallIssue, Connector, ReplaySession};
 use crate::report::{
-    CapabilityReport, Judges, ReplayCounts, ReplaySummary, Report, Responses, SampleReport,
-    Settings, Timing, percent,
+    self, CapabilityReport, Judges, MULTI_SOURCE_WEIGHT, ReplayCounts, ReplaySummary, Report,
+    Responses, SampleReport, Settings, Timing,
 };
+use crate::shard::Shard;
 use crate::taxonomy;
 
 /// Everything a run needs.
@@ -50,10 +51,13 @@ pub struct EvalConfig {
     pub progress: bool,
     /// Keep each sample's compared tool responses in the report (for debugging).
     pub include_responses: bool,
+    /// Evaluate only this shard's samples (and report only its missing and extra predictions).
+    pub shard: Option<Shard>,
 }
 
 /// One sample to evaluate.
 struct Sample {
+    position: usize,
     capability: u8,
     domain: String,
     gt: Record,
@@ -77,6 +81,8 @@ pub async fn run(config: EvalConfig) -> Report {
     let mut problems = Vec::new();
     let mut capabilities = BTreeMap::new();
     let mut samples = Vec::new();
+    let mut position = 0;
+    let in_shard = |uuid: &str| config.shard.is_none_or(|shard| shard.contains(uuid));
     for (capability, name, dir) in capability_dirs(&config.ground_truth, &config.capabilities) {
         let pred_dir = prediction_dir(&config.predictions, capability, &name);
         let mut missing = Vec::new();
@@ -127,6 +133,11 @@ pub async fn run(config: EvalConfig) -> Report {
                     });
                     continue;
                 }
+                position += 1;
+                if !in_shard(&gt.uuid) {
+                    preds.remove(&gt.uuid);
+                    continue;
+                }
                 n_gt += 1;
                 if gt.additional_instructions.is_empty()
                     && let Some(text) = instructions.get(&gt.uuid)
@@ -138,6 +149,7 @@ pub async fn run(config: EvalConfig) -> Report {
                     missing.push(gt.uuid.clone());
                 }
                 samples.push(Sample {
+                    position: position - 1,
                     capability,
                     domain: domain.clone(),
                     gt,
@@ -145,28 +157,13 @@ pub async fn run(config: EvalConfig) -> Report {
                     problems: Vec::new(),
                 });
             }
-            let mut leftover: Vec<String> = preds.into_keys().collect();
-            leftover.sort();
-            extra.extend(leftover);
+            extra.extend(preds.into_keys().filter(|uuid| in_shard(uuid)));
         }
         missing.sort();
+        extra.sort();
         capabilities.insert(
             capability,
-            CapabilityReport {
-                name,
-                score: 0.0,
-                unweighted_score: 0.0,
-                n_samples: n_gt,
-                n_correct: 0,
-                n_paired: n_gt - missing.len(),
-                missing_prediction_uuids: missing,
-                extra_prediction_uuids: extra,
-                domains: BTreeMap::new(),
-                by_hops: BTreeMap::new(),
-                by_source: BTreeMap::new(),
-                errors: BTreeMap::new(),
-                samples: Vec::new(),
-            },
+            CapabilityReport::new(name, n_gt, missing, extra),
         );
     }
 
@@ -188,10 +185,10 @@ pub async fn run(config: EvalConfig) -> Report {
         let progress = progress.clone();
         tasks.spawn(async move {
             let _permit = limit.acquire_owned().await;
-            let (capability, multi_source) = (sample.capability, is_multi_source(&sample));
+            let capability = sample.capability;
             let (report, judge_errors) = evaluate_sample(&config, sample).await;
             progress.inc(1);
-            (index, capability, multi_source, report, judge_errors)
+            (index, capability, report, judge_errors)
         });
     }
     let mut results = Vec::new();
@@ -210,87 +207,22 @@ pub async fn run(config: EvalConfig) -> Report {
     let n_samples = results.len();
     let mut replay_summary = ReplaySummary::default();
     let mut judge_errors = Vec::new();
-    for (_, capability, multi_source, sample, errors) in results {
+    for (_, capability, sample, errors) in results {
         replay_summary.add(&sample.replay);
         judge_errors.extend(errors);
-        let Some(report) = capabilities.get_mut(&capability) else {
-            continue;
-        };
-        let correct = sample.score == 1.0;
-        report
-            .domains
-            .entry(sample.domain.clone())
-            .or_default()
-            .add(correct);
-        report
-            .by_hops
-            .entry(sample.hops.to_string())
-            .or_default()
-            .add(correct);
-        if capability == 4 {
-            let source = if multi_source {
-                "multi_source"
-            } else {
-                "single_source"
-            };
-            report
-                .by_source
-                .entry(source.into())
-                .or_default()
-                .add(correct);
+        if let Some(report) = capabilities.get_mut(&capability) {
+            report.add(capability, sample);
         }
-        if let Some(stage) = &sample.error_stage {
-            *report.errors.entry(stage.clone()).or_default() += 1;
-        }
-        report.samples.push(sample);
     }
-    for report in capabilities.values_mut() {
-        report.n_correct = report.samples.iter().filter(|s| s.score == 1.0).count();
-        let weights: f64 = report.samples.iter().map(|s| f64::from(s.weight)).sum();
-        let weighted: f64 = report
-            .samples
-            .iter()
-            .map(|s| f64::from(s.weight) * s.score)
-            .sum();
-        report.score = percent(weighted, weights);
-        report.unweighted_score = percent(report.n_correct as f64, report.n_samples as f64);
-    }
-    let leaderboard_score = capabilities.values().map(|c| c.score).sum::<f64>() / 4.0;
-    let mut warnings = Vec::new();
-    if config.llm.is_none() {
-        warnings.push(
-            "No LLM judge configured (--judge-url): answers were checked by the deterministic answer \
-             match and groundedness was not judged, so scores can differ from an LLM-judged run."
-                .to_owned(),
-        );
-    }
-    if let Some(first) = judge_errors.first() {
-        warnings.push(format!(
-            "LLM judge errors: {}; each scored its sample 0 (the samples' problems say which); \
-             the first: {first}",
-            judge_errors.len()
-        ));
-    }
-    let gt = &replay_summary.ground_truth;
-    if gt.failures + gt.unknown_tools > 0 {
-        warnings.push(format!(
-            "{} of {} ground-truth calls failed or named an unknown tool: the servers are not \
-             the ones the ground truth was made with, and samples may score as if their \
-             failures matched (the samples' problems say which).",
-            gt.failures + gt.unknown_tools,
-            gt.calls
-        ));
-    }
-    if capabilities.len() < 4 {
-        warnings.push(format!(
-            "Only capabilities {} were evaluated; the leaderboard score counts the others as 0.",
-            capabilities
-                .keys()
-                .map(u8::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
+    capabilities.values_mut().for_each(CapabilityReport::finish);
+    let leaderboard_score = report::leaderboard_score(capabilities.values());
+    let capability_names: Vec<String> = capabilities.keys().map(u8::to_string).collect();
+    let warnings = report::warnings(
+        config.llm.is_some(),
+        &judge_errors,
+        &replay_summary,
+        &capability_names,
+    );
     let seconds = started.elapsed().as_secs_f64();
     Report {
         vakra_version: env!("CARGO_PKG_VERSION").into(),
@@ -312,6 +244,7 @@ pub async fn run(config: EvalConfig) -> Report {
             prompts: config.prompts.source.clone(),
             fix_quirks: config.fix_quirks,
             jobs: config.jobs,
+            shard: config.shard.map(|shard| shard.to_string()),
         },
         leaderboard_score,
         capabilities: capabilities
@@ -421,11 +354,16 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
         })
         .count();
     let mut report = SampleReport {
+        position: sample.position,
         uuid: sample.gt.uuid.clone(),
         domain: sample.domain.clone(),
         turn_id: gt_turn.turn_id,
         score: 0.0,
-        weight: if is_multi_source(&sample) { 2 } else { 1 },
+        weight: if is_multi_source(&sample) {
+            MULTI_SOURCE_WEIGHT
+        } else {
+            1
+        },
         hops,
         gt_steps: 0,
         pred_steps: 0,
@@ -557,7 +495,9 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
                 )
                 .await;
                 if let Some(error) = error {
-                    report.problems.push(format!("correctness judge: {error}"));
+                    report
+                        .problems
+                        .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[0]));
                     judge_errors.push(error);
                 }
                 let passed = verdict.passed();
@@ -574,7 +514,9 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
                 )
                 .await;
                 if let Some(error) = error {
-                    report.problems.push(format!("groundedness judge: {error}"));
+                    report
+                        .problems
+                        .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[1]));
                     judge_errors.push(error);
                 }
                 let score = verdict.score;

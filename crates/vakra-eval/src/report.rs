@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::judges::Verdict;
 use crate::records::Problem;
 
 /// The whole report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub vakra_version: String,
     pub settings: Settings,
@@ -30,7 +30,7 @@ pub struct Report {
 
 /// Replay trouble of both sides; none of it changes a score (the texts are scored as the
 /// reference scores them), but it tells a wrong trace from a broken replay.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplaySummary {
     pub prediction: ReplayCounts,
     pub ground_truth: ReplayCounts,
@@ -44,7 +44,7 @@ impl ReplaySummary {
 }
 
 /// Counts of replayed calls and of those whose answer is not a tool's ordinary answer.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplayCounts {
     pub calls: usize,
     /// Calls of tools the server does not list (after legacy names were translated).
@@ -65,7 +65,7 @@ impl ReplayCounts {
 }
 
 /// How the run was configured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Settings {
     pub ground_truth: String,
     pub predictions: String,
@@ -83,10 +83,14 @@ pub struct Settings {
     pub prompts: String,
     pub fix_quirks: bool,
     pub jobs: usize,
+    /// `I/N` for one shard of a sharded run (`--shard`); absent for a whole run, and for the
+    /// report `vakra eval merge` makes of the shards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// One capability's results.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CapabilityReport {
     /// The data folder's name, `capability_<n>_<name>`.
     pub name: String,
@@ -103,15 +107,133 @@ pub struct CapabilityReport {
     /// Keyed by the number of tool calls in the ground truth's scored turn.
     pub by_hops: BTreeMap<String, Breakdown>,
     /// Capability 4: `multi_source` and `single_source`.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub by_source: BTreeMap<String, Breakdown>,
     /// Failed samples counted by the first stage that went wrong.
     pub errors: BTreeMap<String, usize>,
     pub samples: Vec<SampleReport>,
 }
 
+impl CapabilityReport {
+    /// A capability with its ground-truth counts and no sample scored yet.
+    pub fn new(name: String, n_samples: usize, missing: Vec<String>, extra: Vec<String>) -> Self {
+        Self {
+            name,
+            score: 0.0,
+            unweighted_score: 0.0,
+            n_samples,
+            n_correct: 0,
+            n_paired: n_samples - missing.len(),
+            missing_prediction_uuids: missing,
+            extra_prediction_uuids: extra,
+            domains: BTreeMap::new(),
+            by_hops: BTreeMap::new(),
+            by_source: BTreeMap::new(),
+            errors: BTreeMap::new(),
+            samples: Vec::new(),
+        }
+    }
+
+    /// Counts a scored sample of capability `capability` into the breakdowns and keeps it;
+    /// samples are added in `position` order.
+    pub(crate) fn add(&mut self, capability: u8, sample: SampleReport) {
+        let correct = sample.score == 1.0;
+        self.domains
+            .entry(sample.domain.clone())
+            .or_default()
+            .add(correct);
+        self.by_hops
+            .entry(sample.hops.to_string())
+            .or_default()
+            .add(correct);
+        if capability == 4 {
+            let source = if sample.weight == MULTI_SOURCE_WEIGHT {
+                "multi_source"
+            } else {
+                "single_source"
+            };
+            self.by_source
+                .entry(source.into())
+                .or_default()
+                .add(correct);
+        }
+        if let Some(stage) = &sample.error_stage {
+            *self.errors.entry(stage.clone()).or_default() += 1;
+        }
+        self.samples.push(sample);
+    }
+
+    /// The scores, once every sample is added.
+    pub(crate) fn finish(&mut self) {
+        self.n_correct = self.samples.iter().filter(|s| s.score == 1.0).count();
+        let weights: f64 = self.samples.iter().map(|s| f64::from(s.weight)).sum();
+        let weighted: f64 = self
+            .samples
+            .iter()
+            .map(|s| f64::from(s.weight) * s.score)
+            .sum();
+        self.score = percent(weighted, weights);
+        self.unweighted_score = percent(self.n_correct as f64, self.n_samples as f64);
+    }
+}
+
+/// The weight of a capability-4 sample whose scored turn uses both a retriever and an API.
+pub const MULTI_SOURCE_WEIGHT: u32 = 2;
+
+/// Mean of the four capability scores; those not evaluated count as 0.
+pub(crate) fn leaderboard_score<'a>(
+    capabilities: impl Iterator<Item = &'a CapabilityReport>,
+) -> f64 {
+    capabilities.map(|c| c.score).sum::<f64>() / 4.0
+}
+
+/// What a reader must know about how the scores were reached: the answer judge, the LLM judge's
+/// errors (in sample order), ground-truth replay trouble, capabilities left out.
+pub(crate) fn warnings(
+    llm_judge: bool,
+    judge_errors: &[String],
+    replay: &ReplaySummary,
+    capabilities: &[String],
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !llm_judge {
+        warnings.push(
+            "No LLM judge configured (--judge-url): answers were checked by the deterministic answer \
+             match and groundedness was not judged, so scores can differ from an LLM-judged run."
+                .to_owned(),
+        );
+    }
+    if let Some(first) = judge_errors.first() {
+        warnings.push(format!(
+            "LLM judge errors: {}; each scored its sample 0 (the samples' problems say which); \
+             the first: {first}",
+            judge_errors.len()
+        ));
+    }
+    let gt = &replay.ground_truth;
+    if gt.failures + gt.unknown_tools > 0 {
+        warnings.push(format!(
+            "{} of {} ground-truth calls failed or named an unknown tool: the servers are not \
+             the ones the ground truth was made with, and samples may score as if their \
+             failures matched (the samples' problems say which).",
+            gt.failures + gt.unknown_tools,
+            gt.calls
+        ));
+    }
+    if capabilities.len() < 4 {
+        warnings.push(format!(
+            "Only capabilities {} were evaluated; the leaderboard score counts the others as 0.",
+            capabilities.join(", ")
+        ));
+    }
+    warnings
+}
+
+/// The prefixes of a sample's problem lines that carry an LLM judge's error.
+pub(crate) const JUDGE_ERROR_PREFIXES: [&str; 2] = ["correctness judge: ", "groundedness judge: "];
+
 /// Counts for one slice of samples.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Breakdown {
     pub n_samples: usize,
     pub n_correct: usize,
@@ -137,8 +259,11 @@ pub fn percent(part: f64, whole: f64) -> f64 {
 }
 
 /// One scored sample (the ground truth's last turn).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SampleReport {
+    /// The sample's place among all ground-truth samples (capability folders, domain files and
+    /// records in order, whatever the shard): the order of `samples`, and of a merged report.
+    pub position: usize,
     pub uuid: String,
     pub domain: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -169,14 +294,14 @@ pub struct SampleReport {
 }
 
 /// The tool responses the exact match compared.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Responses {
     pub ground_truth: Vec<serde_json::Value>,
     pub prediction: Vec<serde_json::Value>,
 }
 
 /// Each judge's verdict; `None` where the waterfall did not reach it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Judges {
     pub policy: Option<Verdict>,
     pub exact_match: Option<Verdict>,
@@ -186,7 +311,7 @@ pub struct Judges {
 }
 
 /// How long the run took.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Timing {
     pub seconds: f64,
     pub samples: usize,
