@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, Subcommand};
 use vakra_eval::EvalConfig;
 use vakra_eval::judges::exact::{ExactMode, Normalization};
 use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
@@ -11,17 +11,20 @@ use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
 use crate::DataArgs;
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct EvalArgs {
+    #[command(subcommand)]
+    command: Option<EvalCommand>,
     /// Predictions: a folder of `capability_<n>_<name>/<domain>.json` (submission format, or
     /// ground-truth output records).
-    #[arg(long)]
-    predictions: PathBuf,
+    #[arg(long, required = true)]
+    predictions: Option<PathBuf>,
     /// Ground truth: a split folder, `capability_<n>_<name>/{input,output}/<domain>.json`.
-    #[arg(long = "ground-truth")]
-    ground_truth: PathBuf,
+    #[arg(long = "ground-truth", required = true)]
+    ground_truth: Option<PathBuf>,
     /// Where to write the JSON report.
-    #[arg(long)]
-    report: PathBuf,
+    #[arg(long, required = true)]
+    report: Option<PathBuf>,
     /// Also write a Markdown summary here.
     #[arg(long)]
     markdown: Option<PathBuf>,
@@ -94,20 +97,38 @@ pub struct EvalArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Evaluate one shard of the samples, I/N (I from 0, as Kubernetes' JOB_COMPLETION_INDEX):
+    /// those whose uuid hashes to I; `vakra eval merge` joins the N reports.
+    #[arg(long)]
+    shard: Option<vakra_eval::Shard>,
     #[command(flatten)]
     data: DataArgs,
 }
 
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// Join the reports of a sharded run (`--shard I/N`) into the report of the whole run.
+    Merge(crate::eval_merge::MergeArgs),
+}
+
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+    if let Some(EvalCommand::Merge(merge)) = args.command {
+        return crate::eval_merge::run(merge);
+    }
+    let (Some(predictions), Some(ground_truth), Some(report_path)) =
+        (&args.predictions, &args.ground_truth, &args.report)
+    else {
+        anyhow::bail!("--predictions, --ground-truth and --report are required");
+    };
     anyhow::ensure!(
-        args.ground_truth.is_dir(),
+        ground_truth.is_dir(),
         "--ground-truth {}: not a folder",
-        args.ground_truth.display()
+        ground_truth.display()
     );
     anyhow::ensure!(
-        args.predictions.is_dir(),
+        predictions.is_dir(),
         "--predictions {}: not a folder",
-        args.predictions.display()
+        predictions.display()
     );
     for capability in &args.capabilities {
         anyhow::ensure!(
@@ -142,8 +163,8 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         normalization.excluded_fields = args.ignore_fields.clone();
     }
     let config = EvalConfig {
-        ground_truth: args.ground_truth.clone(),
-        predictions: args.predictions.clone(),
+        ground_truth: ground_truth.clone(),
+        predictions: predictions.clone(),
         capabilities: args.capabilities.clone(),
         domains: args.domains.clone(),
         connector,
@@ -160,6 +181,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         progress: !args.quiet,
         include_responses: args.include_responses,
         prices: prices(&args)?,
+        shard: args.shard,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -168,17 +190,29 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         report.timing.samples > 0 || !report.capabilities.is_empty(),
         "no ground-truth samples under {} (expected capability_<n>_<name>/output/<domain>.json)",
-        args.ground_truth.display()
+        ground_truth.display()
     );
-    write(
-        &args.report,
-        &(serde_json::to_string_pretty(&report)? + "\n"),
-    )?;
-    if let Some(path) = &args.markdown {
-        write(path, &vakra_eval::render::markdown(&report))?;
+    publish(
+        &report,
+        report_path,
+        args.markdown.as_deref(),
+        args.html.as_deref(),
+    )
+}
+
+/// Writes the report (JSON, and Markdown and HTML when asked) and prints its summary.
+pub(crate) fn publish(
+    report: &vakra_eval::Report,
+    json: &Path,
+    markdown: Option<&Path>,
+    html: Option<&Path>,
+) -> anyhow::Result<()> {
+    write(json, &(serde_json::to_string_pretty(report)? + "\n"))?;
+    if let Some(path) = markdown {
+        write(path, &vakra_eval::render::markdown(report))?;
     }
-    if let Some(path) = &args.html {
-        write(path, &vakra_eval::render::html(&report))?;
+    if let Some(path) = html {
+        write(path, &vakra_eval::render::html(report))?;
     }
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
@@ -213,6 +247,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes a report file, creating its folder.
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
@@ -261,7 +296,11 @@ fn prices(args: &EvalArgs) -> anyhow::Result<Option<(f64, f64)>> {
         );
         return Ok(Some(prices));
     }
-    let Ok(text) = std::fs::read_to_string(args.predictions.join("run.json")) else {
+    let Some(Ok(text)) = args
+        .predictions
+        .as_ref()
+        .map(|dir| std::fs::read_to_string(dir.join("run.json")))
+    else {
         return Ok(None);
     };
     let run: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();

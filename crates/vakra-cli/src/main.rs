@@ -5,6 +5,7 @@
 
 mod connect;
 mod eval;
+mod eval_merge;
 mod import;
 mod index;
 mod mcp;

@@ -18,11 +18,12 @@ use crate::records::{
 };
 use crate::replay::{CallIssue, Connector, ReplaySession};
 use crate::report::{
-    CapabilityReport, Judges, ReplayCounts, ReplaySummary, Report, Responses, SampleReport,
-    Settings, Timing, percent,
+    self, CapabilityReport, Judges, MULTI_SOURCE_WEIGHT, ReplayCounts, ReplaySummary, Report,
+    Responses, SampleReport, Settings, Timing,
 };
+use crate::shard::Shard;
 use crate::taxonomy;
-use crate::trials::{Tokens, trials_report};
+use crate::trials::Tokens;
 
 /// Everything a run needs.
 pub struct EvalConfig {
@@ -54,10 +55,13 @@ pub struct EvalConfig {
     /// Prices per million input and output tokens, for the cost of runs whose records carry
     /// token counts.
     pub prices: Option<(f64, f64)>,
+    /// Evaluate only this shard's samples (and report only its missing and extra predictions).
+    pub shard: Option<Shard>,
 }
 
 /// One sample to evaluate.
 struct Sample {
+    position: usize,
     capability: u8,
     domain: String,
     gt: Record,
@@ -83,6 +87,8 @@ pub async fn run(config: EvalConfig) -> Report {
     let mut problems = Vec::new();
     let mut capabilities = BTreeMap::new();
     let mut samples = Vec::new();
+    let mut position = 0;
+    let in_shard = |uuid: &str| config.shard.is_none_or(|shard| shard.contains(uuid));
     for (capability, name, dir) in capability_dirs(&config.ground_truth, &config.capabilities) {
         let pred_dir = prediction_dir(&config.predictions, capability, &name);
         let mut missing = Vec::new();
@@ -139,6 +145,11 @@ pub async fn run(config: EvalConfig) -> Report {
                     });
                     continue;
                 }
+                position += 1;
+                if !in_shard(&gt.uuid) {
+                    preds.remove(&gt.uuid);
+                    continue;
+                }
                 n_gt += 1;
                 if gt.additional_instructions.is_empty()
                     && let Some(text) = instructions.get(&gt.uuid)
@@ -149,6 +160,7 @@ pub async fn run(config: EvalConfig) -> Report {
                 if trials.is_empty() {
                     missing.push(gt.uuid.clone());
                     samples.push(Sample {
+                        position: position - 1,
                         capability,
                         domain: domain.clone(),
                         gt,
@@ -160,6 +172,7 @@ pub async fn run(config: EvalConfig) -> Report {
                 }
                 for pred in trials.into_values() {
                     samples.push(Sample {
+                        position: position - 1,
                         capability,
                         domain: domain.clone(),
                         gt: gt.clone(),
@@ -169,32 +182,16 @@ pub async fn run(config: EvalConfig) -> Report {
                     });
                 }
             }
-            let mut leftover: Vec<String> = preds.into_keys().collect();
-            leftover.sort();
-            extra.extend(leftover);
+            extra.extend(preds.into_keys().filter(|uuid| in_shard(uuid)));
         }
         missing.sort();
-        capabilities.insert(
-            capability,
-            CapabilityReport {
-                name,
-                score: 0.0,
-                unweighted_score: 0.0,
-                n_samples: n_gt,
-                n_correct: 0,
-                n_paired: n_gt - missing.len(),
-                missing_prediction_uuids: missing,
-                extra_prediction_uuids: extra,
-                domains: BTreeMap::new(),
-                by_hops: BTreeMap::new(),
-                by_source: BTreeMap::new(),
-                errors: BTreeMap::new(),
-                samples: Vec::new(),
-                trials: None,
-                cost_usd: config.prices.zip(tokens).map(|(p, t)| t.cost(p)),
-                tokens,
-            },
-        );
+        extra.sort();
+        capabilities.insert(capability, {
+            let mut report = CapabilityReport::new(name, n_gt, missing, extra);
+            report.cost_usd = config.prices.zip(tokens).map(|(p, t)| t.cost(p));
+            report.tokens = tokens;
+            report
+        });
     }
 
     let progress = if config.progress {
@@ -215,10 +212,10 @@ pub async fn run(config: EvalConfig) -> Report {
         let progress = progress.clone();
         tasks.spawn(async move {
             let _permit = limit.acquire_owned().await;
-            let (capability, multi_source) = (sample.capability, is_multi_source(&sample));
+            let capability = sample.capability;
             let (report, judge_errors) = evaluate_sample(&config, sample).await;
             progress.inc(1);
-            (index, capability, multi_source, report, judge_errors)
+            (index, capability, report, judge_errors)
         });
     }
     let mut results = Vec::new();
@@ -237,95 +234,23 @@ pub async fn run(config: EvalConfig) -> Report {
     let n_samples = results.len();
     let mut replay_summary = ReplaySummary::default();
     let mut judge_errors = Vec::new();
-    for (_, capability, multi_source, sample, errors) in results {
+    for (_, capability, sample, errors) in results {
         replay_summary.add(&sample.replay);
         judge_errors.extend(errors);
-        let Some(report) = capabilities.get_mut(&capability) else {
-            continue;
-        };
-        let correct = sample.score == 1.0;
-        report
-            .domains
-            .entry(sample.domain.clone())
-            .or_default()
-            .add(correct);
-        report
-            .by_hops
-            .entry(sample.hops.to_string())
-            .or_default()
-            .add(correct);
-        if capability == 4 {
-            let source = if multi_source {
-                "multi_source"
-            } else {
-                "single_source"
-            };
-            report
-                .by_source
-                .entry(source.into())
-                .or_default()
-                .add(correct);
+        if let Some(report) = capabilities.get_mut(&capability) {
+            report.add(capability, sample);
         }
-        if let Some(stage) = &sample.error_stage {
-            *report.errors.entry(stage.clone()).or_default() += 1;
-        }
-        report.samples.push(sample);
     }
-    for report in capabilities.values_mut() {
-        report.trials = trials_report(&outcomes_per_sample(&report.samples));
-        report.n_correct = report.samples.iter().filter(|s| s.score == 1.0).count();
-        let weights: f64 = report.samples.iter().map(|s| f64::from(s.weight)).sum();
-        let weighted: f64 = report
-            .samples
-            .iter()
-            .map(|s| f64::from(s.weight) * s.score)
-            .sum();
-        report.score = percent(weighted, weights);
-        report.unweighted_score = percent(report.n_correct as f64, report.n_scored() as f64);
-    }
-    let leaderboard_score = capabilities.values().map(|c| c.score).sum::<f64>() / 4.0;
-    let tokens = capabilities
-        .values()
-        .filter_map(|c| c.tokens)
-        .reduce(|mut all, t| {
-            all.add(t);
-            all
-        });
-    let mut warnings = Vec::new();
-    if config.llm.is_none() {
-        warnings.push(
-            "No LLM judge configured (--judge-url): answers were checked by the deterministic answer \
-             match and groundedness was not judged, so scores can differ from an LLM-judged run."
-                .to_owned(),
-        );
-    }
-    if let Some(first) = judge_errors.first() {
-        warnings.push(format!(
-            "LLM judge errors: {}; each scored its sample 0 (the samples' problems say which); \
-             the first: {first}",
-            judge_errors.len()
-        ));
-    }
-    let gt = &replay_summary.ground_truth;
-    if gt.failures + gt.unknown_tools > 0 {
-        warnings.push(format!(
-            "{} of {} ground-truth calls failed or named an unknown tool: the servers are not \
-             the ones the ground truth was made with, and samples may score as if their \
-             failures matched (the samples' problems say which).",
-            gt.failures + gt.unknown_tools,
-            gt.calls
-        ));
-    }
-    if capabilities.len() < 4 {
-        warnings.push(format!(
-            "Only capabilities {} were evaluated; the leaderboard score counts the others as 0.",
-            capabilities
-                .keys()
-                .map(u8::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
+    capabilities.values_mut().for_each(CapabilityReport::finish);
+    let leaderboard_score = report::leaderboard_score(capabilities.values());
+    let tokens = Tokens::total(capabilities.values().filter_map(|c| c.tokens));
+    let capability_names: Vec<String> = capabilities.keys().map(u8::to_string).collect();
+    let warnings = report::warnings(
+        config.llm.is_some(),
+        &judge_errors,
+        &replay_summary,
+        &capability_names,
+    );
     let seconds = started.elapsed().as_secs_f64();
     Report {
         vakra_version: env!("CARGO_PKG_VERSION").into(),
@@ -348,6 +273,7 @@ pub async fn run(config: EvalConfig) -> Report {
             fix_quirks: config.fix_quirks,
             jobs: config.jobs,
             prices_per_million_tokens: config.prices.map(|(i, o)| [i, o]),
+            shard: config.shard.map(|shard| shard.to_string()),
         },
         leaderboard_score,
         cost_usd: config.prices.zip(tokens).map(|(p, t)| t.cost(p)),
@@ -369,20 +295,6 @@ pub async fn run(config: EvalConfig) -> Report {
             },
         },
     }
-}
-
-/// Each ground-truth sample's trial outcomes, in report order.
-fn outcomes_per_sample(samples: &[SampleReport]) -> Vec<Vec<bool>> {
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut outcomes: Vec<Vec<bool>> = Vec::new();
-    for sample in samples {
-        let i = *index.entry(&sample.uuid).or_insert_with(|| {
-            outcomes.push(Vec::new());
-            outcomes.len() - 1
-        });
-        outcomes[i].push(sample.score == 1.0);
-    }
-    outcomes
 }
 
 /// The capability folders of a split, filtered: (number, name, path).
@@ -473,11 +385,16 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
         })
         .count();
     let mut report = SampleReport {
+        position: sample.position,
         uuid: sample.gt.uuid.clone(),
         domain: sample.domain.clone(),
         turn_id: gt_turn.turn_id,
         score: 0.0,
-        weight: if is_multi_source(&sample) { 2 } else { 1 },
+        weight: if is_multi_source(&sample) {
+            MULTI_SOURCE_WEIGHT
+        } else {
+            1
+        },
         hops,
         gt_steps: 0,
         pred_steps: 0,
@@ -610,7 +527,9 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
                 )
                 .await;
                 if let Some(error) = error {
-                    report.problems.push(format!("correctness judge: {error}"));
+                    report
+                        .problems
+                        .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[0]));
                     judge_errors.push(error);
                 }
                 let passed = verdict.passed();
@@ -627,7 +546,9 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
                 )
                 .await;
                 if let Some(error) = error {
-                    report.problems.push(format!("groundedness judge: {error}"));
+                    report
+                        .problems
+                        .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[1]));
                     judge_errors.push(error);
                 }
                 let score = verdict.score;

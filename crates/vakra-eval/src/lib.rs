@@ -7,7 +7,8 @@
 //! judge, exact match of the tool responses ([`judges::exact`], the reference's rule or a
 //! normalised one), then the LLM judges, or a deterministic answer match when no LLM is
 //! configured. Scores aggregate as published ([`report`]); [`render`] turns a report into
-//! Markdown and HTML, and [`validate`] checks prediction files as the reference's
+//! Markdown and HTML, [`shard`] splits a run over machines and [`merge`] joins the
+//! shards' reports, and [`validate`] checks prediction files as the reference's
 //! `validate_output.py` does.
 //!
 //! Unlike the reference, nothing in the input stops a run: malformed files and records, turns
@@ -16,14 +17,18 @@
 pub mod coerce;
 pub mod evaluate;
 pub mod judges;
+pub mod merge;
 pub mod records;
 pub mod render;
 pub mod replay;
 pub mod report;
+pub mod shard;
 pub mod taxonomy;
 pub mod trials;
 pub mod validate;
 
 pub use evaluate::{EvalConfig, read_operation_id_map, run};
+pub use merge::{MergeError, merge};
 pub use replay::{Connector, InProcess};
 pub use report::Report;
+pub use shard::{Shard, ShardError};

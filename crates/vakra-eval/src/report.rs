@@ -3,14 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::judges::Verdict;
 use crate::records::Problem;
-use crate::trials::{Tokens, TrialsReport};
+use crate::trials::{Tokens, TrialsReport, trials_report};
 
 /// The whole report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub vakra_version: String,
     pub settings: Settings,
@@ -18,10 +18,10 @@ pub struct Report {
     /// on the published leaderboard.
     pub leaderboard_score: f64,
     /// Tokens the predictions' records report (`vakra run` writes them), over all capabilities.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
     /// Their cost at `settings.prices_per_million_tokens`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
     /// Keyed by capability number, "1" to "4"; only the evaluated ones.
     pub capabilities: BTreeMap<String, CapabilityReport>,
@@ -37,7 +37,7 @@ pub struct Report {
 
 /// Replay trouble of both sides; none of it changes a score (the texts are scored as the
 /// reference scores them), but it tells a wrong trace from a broken replay.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplaySummary {
     pub prediction: ReplayCounts,
     pub ground_truth: ReplayCounts,
@@ -51,7 +51,7 @@ impl ReplaySummary {
 }
 
 /// Counts of replayed calls and of those whose answer is not a tool's ordinary answer.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplayCounts {
     pub calls: usize,
     /// Calls of tools the server does not list (after legacy names were translated).
@@ -72,7 +72,7 @@ impl ReplayCounts {
 }
 
 /// How the run was configured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Settings {
     pub ground_truth: String,
     pub predictions: String,
@@ -91,12 +91,16 @@ pub struct Settings {
     pub fix_quirks: bool,
     pub jobs: usize,
     /// Input and output prices per million tokens, when given.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prices_per_million_tokens: Option<[f64; 2]>,
+    /// `I/N` for one shard of a sharded run (`--shard`); absent for a whole run, and for the
+    /// report `vakra eval merge` makes of the shards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// One capability's results.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CapabilityReport {
     /// The data folder's name, `capability_<n>_<name>`.
     pub name: String,
@@ -113,23 +117,159 @@ pub struct CapabilityReport {
     /// Keyed by the number of tool calls in the ground truth's scored turn.
     pub by_hops: BTreeMap<String, Breakdown>,
     /// Capability 4: `multi_source` and `single_source`.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub by_source: BTreeMap<String, Breakdown>,
     /// Failed samples counted by the first stage that went wrong.
     pub errors: BTreeMap<String, usize>,
     pub samples: Vec<SampleReport>,
     /// pass^k and pass@k, when predictions hold several trials of a sample (each trial is
     /// then one entry of `samples`, and `score` averages over them).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials: Option<TrialsReport>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
 }
 
+impl CapabilityReport {
+    /// A capability with its ground-truth counts and no sample scored yet.
+    pub fn new(name: String, n_samples: usize, missing: Vec<String>, extra: Vec<String>) -> Self {
+        Self {
+            name,
+            score: 0.0,
+            unweighted_score: 0.0,
+            n_samples,
+            n_correct: 0,
+            n_paired: n_samples - missing.len(),
+            missing_prediction_uuids: missing,
+            extra_prediction_uuids: extra,
+            domains: BTreeMap::new(),
+            by_hops: BTreeMap::new(),
+            by_source: BTreeMap::new(),
+            errors: BTreeMap::new(),
+            samples: Vec::new(),
+            trials: None,
+            tokens: None,
+            cost_usd: None,
+        }
+    }
+
+    /// Counts a scored sample of capability `capability` into the breakdowns and keeps it;
+    /// samples are added in `position` order.
+    pub(crate) fn add(&mut self, capability: u8, sample: SampleReport) {
+        let correct = sample.score == 1.0;
+        self.domains
+            .entry(sample.domain.clone())
+            .or_default()
+            .add(correct);
+        self.by_hops
+            .entry(sample.hops.to_string())
+            .or_default()
+            .add(correct);
+        if capability == 4 {
+            let source = if sample.weight == MULTI_SOURCE_WEIGHT {
+                "multi_source"
+            } else {
+                "single_source"
+            };
+            self.by_source
+                .entry(source.into())
+                .or_default()
+                .add(correct);
+        }
+        if let Some(stage) = &sample.error_stage {
+            *self.errors.entry(stage.clone()).or_default() += 1;
+        }
+        self.samples.push(sample);
+    }
+
+    /// The scores, once every sample is added.
+    pub(crate) fn finish(&mut self) {
+        self.n_correct = self.samples.iter().filter(|s| s.score == 1.0).count();
+        let weights: f64 = self.samples.iter().map(|s| f64::from(s.weight)).sum();
+        let weighted: f64 = self
+            .samples
+            .iter()
+            .map(|s| f64::from(s.weight) * s.score)
+            .sum();
+        self.score = percent(weighted, weights);
+        self.trials = trials_report(&outcomes_per_sample(&self.samples));
+        self.unweighted_score = percent(self.n_correct as f64, self.n_scored() as f64);
+    }
+}
+
+/// Each ground-truth sample's trial outcomes, in report order.
+fn outcomes_per_sample(samples: &[SampleReport]) -> Vec<Vec<bool>> {
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut outcomes: Vec<Vec<bool>> = Vec::new();
+    for sample in samples {
+        let i = *index.entry(&sample.uuid).or_insert_with(|| {
+            outcomes.push(Vec::new());
+            outcomes.len() - 1
+        });
+        outcomes[i].push(sample.score == 1.0);
+    }
+    outcomes
+}
+
+/// The weight of a capability-4 sample whose scored turn uses both a retriever and an API.
+pub const MULTI_SOURCE_WEIGHT: u32 = 2;
+
+/// Mean of the four capability scores; those not evaluated count as 0.
+pub(crate) fn leaderboard_score<'a>(
+    capabilities: impl Iterator<Item = &'a CapabilityReport>,
+) -> f64 {
+    capabilities.map(|c| c.score).sum::<f64>() / 4.0
+}
+
+/// What a reader must know about how the scores were reached: the answer judge, the LLM judge's
+/// errors (in sample order), ground-truth replay trouble, capabilities left out.
+pub(crate) fn warnings(
+    llm_judge: bool,
+    judge_errors: &[String],
+    replay: &ReplaySummary,
+    capabilities: &[String],
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !llm_judge {
+        warnings.push(
+            "No LLM judge configured (--judge-url): answers were checked by the deterministic answer \
+             match and groundedness was not judged, so scores can differ from an LLM-judged run."
+                .to_owned(),
+        );
+    }
+    if let Some(first) = judge_errors.first() {
+        warnings.push(format!(
+            "LLM judge errors: {}; each scored its sample 0 (the samples' problems say which); \
+             the first: {first}",
+            judge_errors.len()
+        ));
+    }
+    let gt = &replay.ground_truth;
+    if gt.failures + gt.unknown_tools > 0 {
+        warnings.push(format!(
+            "{} of {} ground-truth calls failed or named an unknown tool: the servers are not \
+             the ones the ground truth was made with, and samples may score as if their \
+             failures matched (the samples' problems say which).",
+            gt.failures + gt.unknown_tools,
+            gt.calls
+        ));
+    }
+    if capabilities.len() < 4 {
+        warnings.push(format!(
+            "Only capabilities {} were evaluated; the leaderboard score counts the others as 0.",
+            capabilities.join(", ")
+        ));
+    }
+    warnings
+}
+
+/// The prefixes of a sample's problem lines that carry an LLM judge's error.
+pub(crate) const JUDGE_ERROR_PREFIXES: [&str; 2] = ["correctness judge: ", "groundedness judge: "];
+
 /// Counts for one slice of samples.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Breakdown {
     pub n_samples: usize,
     pub n_correct: usize,
@@ -166,8 +306,11 @@ pub fn percent(part: f64, whole: f64) -> f64 {
 }
 
 /// One scored sample (the ground truth's last turn).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SampleReport {
+    /// The sample's place among all ground-truth samples (capability folders, domain files and
+    /// records in order, whatever the shard): the order of `samples`, and of a merged report.
+    pub position: usize,
     pub uuid: String,
     pub domain: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,19 +339,19 @@ pub struct SampleReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub responses: Option<Responses>,
     /// The prediction's trial, when its record has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial: Option<u32>,
 }
 
 /// The tool responses the exact match compared.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Responses {
     pub ground_truth: Vec<serde_json::Value>,
     pub prediction: Vec<serde_json::Value>,
 }
 
 /// Each judge's verdict; `None` where the waterfall did not reach it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Judges {
     pub policy: Option<Verdict>,
     pub exact_match: Option<Verdict>,
@@ -218,7 +361,7 @@ pub struct Judges {
 }
 
 /// How long the run took.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Timing {
     pub seconds: f64,
     pub samples: usize,

@@ -8,10 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Tokens reported by the model endpoint.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -23,6 +23,14 @@ impl Tokens {
         self.output_tokens += other.output_tokens;
     }
 
+    /// The sum of `counts`, or `None` when there are none.
+    pub fn total(counts: impl Iterator<Item = Tokens>) -> Option<Tokens> {
+        counts.reduce(|mut all, t| {
+            all.add(t);
+            all
+        })
+    }
+
     /// Dollars at prices per million input and output tokens.
     pub fn cost(&self, (price_in, price_out): (f64, f64)) -> f64 {
         (self.input_tokens as f64 * price_in + self.output_tokens as f64 * price_out) / 1e6
@@ -30,7 +38,7 @@ impl Tokens {
 }
 
 /// pass^k and pass@k of one capability, for k = 1 … the most trials.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TrialsReport {
     /// The most trials of any sample.
     pub trials: usize,

@@ -203,4 +203,34 @@ mod tests {
         assert_eq!(chosen.len(), 128);
         assert_eq!(chosen[0], 300, "the matching tool ranks first");
     }
+
+    /// The reference's method with the MiniLM test model (`make test-dense` fetches it).
+    #[cfg(feature = "dense")]
+    #[test]
+    fn embeddings_rank_the_tool_that_means_the_question() {
+        let Some(dir) = std::env::var_os("VAKRA_MINILM_DIR") else {
+            assert!(
+                std::env::var_os("VAKRA_REQUIRE_MODEL").is_none(),
+                "VAKRA_REQUIRE_MODEL is set but VAKRA_MINILM_DIR is not"
+            );
+            eprintln!("skipped: set VAKRA_MINILM_DIR to the all-MiniLM-L6-v2 folder");
+            return;
+        };
+        let embedder = vakra_retrieval::Embedder::load(std::path::Path::new(&dir)).unwrap();
+        let ranker = Ranker::Dense(std::sync::Arc::new(embedder));
+        let list = tools(&[
+            ("get_arena_capacity", "Number of seats in a sports arena."),
+            ("query_hockey", "Search hockey documents."),
+            (
+                "get_precipitation_total",
+                "Total rainfall measured at a weather station.",
+            ),
+            ("get_player_salary", "Yearly wage of a hockey player."),
+            ("get_library_loans", "Books lent by a library branch."),
+        ]);
+        let chosen = ranker
+            .shortlist("How much did it rain at the station last year?", &list, 2)
+            .unwrap();
+        assert_eq!(chosen, [1, 2], "query_ pinned, then the closest in meaning");
+    }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::Verdict;
 
 /// How responses are compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExactMode {
     Reference,

@@ -10,7 +10,7 @@ pub mod policy;
 use serde_json::Value;
 
 /// One judge's verdict on a turn.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Verdict {
     /// 1.0 or 0.0.
     pub score: f64,
