@@ -81,6 +81,10 @@ pub struct RunArgs {
     /// Price per million output tokens.
     #[arg(long = "price-out", requires = "price_in")]
     price_out: Option<f64>,
+    /// Run one shard of the samples, I/N (I from 0, as Kubernetes' JOB_COMPLETION_INDEX); a
+    /// sample's shard is the one `vakra eval --shard` gives it.
+    #[arg(long, env = "VAKRA_SHARD")]
+    shard: Option<vakra_eval::Shard>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -150,7 +154,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         capabilities: args.capabilities.clone(),
         domains: args.domains.clone(),
         max_samples_per_domain: args.max_samples_per_domain,
-        select: None,
+        select: args
+            .shard
+            .map(|shard| Box::new(move |uuid: &str| shard.contains(uuid)) as _),
         trials: args.trials,
         jobs: args.jobs,
         retry_errors: args.retry_errors,

@@ -966,3 +966,57 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     files
 }
+
+#[test]
+fn shards_split_the_samples_between_them_and_together_make_the_whole_run() {
+    let root = demo_root(true);
+    let (url, _) = serve(oracle());
+    let whole = tempfile::tempdir().unwrap();
+    run_ok(root.path(), &demo_split(), whole.path(), &url, &[]);
+    let together = tempfile::tempdir().unwrap();
+    let mut counts = Vec::new();
+    for i in 0..3 {
+        let shard = tempfile::tempdir().unwrap();
+        run_ok(
+            root.path(),
+            &demo_split(),
+            shard.path(),
+            &url,
+            &["--shard", &format!("{i}/3")],
+        );
+        let records = records(shard.path());
+        counts.push(records.values().map(Vec::len).sum::<usize>());
+        for ((capability, domain), items) in records {
+            let dir = together.path().join(capability);
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join(format!("{domain}.json"));
+            let mut all: Vec<Value> = std::fs::read_to_string(&path)
+                .map(|t| serde_json::from_str(&t).unwrap())
+                .unwrap_or_default();
+            all.extend(items);
+            std::fs::write(path, Value::Array(all).to_string()).unwrap();
+        }
+    }
+    assert_eq!(counts.iter().sum::<usize>(), 11, "{counts:?}");
+    assert!(
+        counts.iter().all(|&n| n < 11),
+        "every shard has a part: {counts:?}"
+    );
+    let uuids = |out: &Path| -> BTreeSet<String> {
+        all_records(out)
+            .iter()
+            .map(|r| r["uuid"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(uuids(together.path()), uuids(whole.path()));
+    let (_, report) = run_eval(root.path(), together.path(), &[]);
+    assert_eq!(report["leaderboard_score"], 100.0);
+    let bad = run(
+        root.path(),
+        &demo_split(),
+        together.path(),
+        &url,
+        &["--shard", "3/3"],
+    );
+    assert!(!bad.status.success());
+}
