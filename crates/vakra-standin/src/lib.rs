@@ -55,6 +55,8 @@ pub struct StandIn {
     pub behaviour: Behaviour,
     pub latency: Duration,
     pub failures: Option<Failures>,
+    /// Every request body is appended here, one per line.
+    pub log: Option<std::sync::Mutex<std::fs::File>>,
     requests: AtomicUsize,
 }
 
@@ -64,6 +66,7 @@ impl StandIn {
             behaviour,
             latency: Duration::ZERO,
             failures: None,
+            log: None,
             requests: AtomicUsize::new(0),
         }
     }
@@ -112,6 +115,11 @@ impl StandIn {
 
 async fn complete(State(standin): State<Arc<StandIn>>, body: String) -> Response {
     let n = standin.requests.fetch_add(1, Ordering::SeqCst);
+    if let Some(log) = &standin.log {
+        use std::io::Write;
+        let mut file = log.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(file, "{}", body.replace('\n', " "));
+    }
     if !standin.latency.is_zero() {
         tokio::time::sleep(standin.latency).await;
     }

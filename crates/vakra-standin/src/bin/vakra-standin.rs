@@ -29,6 +29,9 @@ struct Args {
     /// Their HTTP status.
     #[arg(long = "fail-status", default_value_t = 429)]
     fail_status: u16,
+    /// Append every request body to this file, one per line.
+    #[arg(long)]
+    log: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -57,6 +60,10 @@ async fn main() -> anyhow::Result<()> {
             retry_after: (args.fail_status == 429).then_some(1),
             html: args.fail_status >= 500,
         });
+    }
+    if let Some(path) = &args.log {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        standin.log = Some(std::sync::Mutex::new(file));
     }
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
     println!("listening on http://{}/v1", listener.local_addr()?);
