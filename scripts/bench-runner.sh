@@ -20,7 +20,7 @@ STANDIN=${STANDIN_BIN:-$REPO/target/release/vakra-standin}
 [[ -x $VAKRA && -x $STANDIN ]] || (set -x; cargo build --release -p vakra-cli -p vakra-standin)
 work=$(mktemp -d)
 standin_out=$work/standin.out
-cleanup() { kill "${standin:-}" 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { kill "${standin:-}" 2>/dev/null; pkill -f -- "--log $work" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
 "$STANDIN" --split demo/tasks >"$standin_out" &
@@ -47,6 +47,17 @@ PY
 
 if [[ -n ${VAKRA_REF:-} && -n ${REF_PYTHON:-} ]]; then
     echo "== the reference runner ($VAKRA_REF) on the same 11 samples, same stand-in model"
+    # The reference's prompts, so that both runners can be compared message for message.
+    (set -x; "$VAKRA" import --vakra-repo "$VAKRA_REF" --out "$work/refroot" >/dev/null)
+    mkdir -p "$work/root/runner"
+    cp "$work/refroot/runner/prompts.json" "$work/root/runner/"
+    start_logging_standin() {
+        "$STANDIN" --split demo/tasks --log "$1" >"$1.out" &
+        for _ in $(seq 1 200); do grep -q '^listening on ' "$1.out" && break; sleep 0.05; done
+        sed -n 's/^listening on //p' "$1.out"
+    }
+    ref_url=$(start_logging_standin "$work/ref-requests.jsonl")
+    ours_url=$(start_logging_standin "$work/ours-requests.jsonl")
     cfg=$work/mcp.yaml
     {
         echo "tasks:"
@@ -61,20 +72,36 @@ if [[ -n ${VAKRA_REF:-} && -n ${REF_PYTHON:-} ]]; then
         name=$(basename "$dir"); n=${name:11:1}
         export "CAPABILITY_${n}_DIR=$REPO/$dir"
     done
-    for n in 1 2 3 4; do
-        (set -x; cd "$VAKRA_REF" && OPENAI_BASE_URL="$url" OPENAI_API_KEY=stand-in \
-            /usr/bin/time -f "capability $n: %e s wall, %M KiB max RSS" \
-            "$REF_PYTHON" benchmark_runner.py --capability_id "$n" --provider openai \
-            --model stand-in --mcp-config "$cfg" --output "$work/ref/capability_$n" \
-            >"$work/ref-$n.log" 2>&1) || { echo "reference runner failed:"; tail -20 "$work/ref-$n.log"; }
-        grep -E "Total items|Successful|Failed" "$work/ref-$n.log" | sed 's/^/    /' || true
-    done
-    echo "== the reference runner's predictions scored by vakra eval"
     mkdir -p "$work/ref-predictions"
     for dir in demo/tasks/capability_*; do
         name=$(basename "$dir"); n=${name:11:1}
-        [[ -d $work/ref/capability_$n ]] && cp -r "$work/ref/capability_$n" "$work/ref-predictions/$name"
+        (set -x; cd "$VAKRA_REF" && OPENAI_BASE_URL="$ref_url" OPENAI_API_KEY=stand-in \
+            /usr/bin/time -f "capability $n: %e s wall, %M KiB max RSS" \
+            "$REF_PYTHON" benchmark_runner.py --capability_id "$n" --provider openai \
+            --model stand-in --mcp-config "$cfg" --output "$work/ref-predictions/$name" \
+            >"$work/ref-$n.log" 2>&1) || { echo "reference runner failed:"; tail -20 "$work/ref-$n.log"; }
+        grep -E "Total items|Successful" "$work/ref-$n.log" | sed 's/^/    /' || true
     done
+    echo "== vakra run on the same samples (--jobs 1, as the reference)"
+    (set -x; /usr/bin/time -f '%e s wall, %M KiB max RSS' "$VAKRA" run --quiet --input demo/tasks \
+        --out "$work/ours" --root "$work/root" --model-url "$ours_url" --model stand-in --jobs 1)
+    echo "== what the model was sent: the first request of each question, reference vs vakra run"
+    python3 - "$work/ref-requests.jsonl" "$work/ours-requests.jsonl" <<'PY'
+import json, sys
+def first_requests(path):
+    out = {}
+    for line in open(path):
+        request = json.loads(line)
+        query = [m["content"] for m in request["messages"] if m["role"] == "user"][-1]
+        out.setdefault(query, request)
+    return out
+ref, ours = first_requests(sys.argv[1]), first_requests(sys.argv[2])
+same = sum(ref[q]["messages"] == ours.get(q, {}).get("messages") for q in ref)
+tools = sum(sorted(t["function"]["name"] for t in ref[q].get("tools", []))
+            == sorted(t["function"]["name"] for t in ours.get(q, {}).get("tools", [])) for q in ref)
+print(f"{same} of {len(ref)} questions: identical messages; {tools} of {len(ref)}: the same tool names offered")
+PY
+    echo "== the reference runner's predictions scored by vakra eval"
     (set -x; "$VAKRA" eval --quiet --ground-truth demo/tasks --predictions "$work/ref-predictions" \
         --root "$work/root" --report "$work/ref-report.json" 2>/dev/null) || true
 fi

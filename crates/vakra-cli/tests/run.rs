@@ -70,6 +70,23 @@ fn run_ok(root: &Path, split: &Path, out: &Path, url: &str, extra: &[&str]) -> S
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// Runs capability 2 of one demo domain with `standin` (no indexes needed); returns the
+/// output folder, its records and the stand-in.
+fn run_capability_2(
+    standin: StandIn,
+    domain: &str,
+    extra: &[&str],
+) -> (tempfile::TempDir, Vec<Value>, Arc<StandIn>) {
+    let root = demo_root(false);
+    let (url, standin) = serve(standin);
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["--capability", "2", "--domain", domain];
+    args.extend_from_slice(extra);
+    run_ok(root.path(), &demo_split(), out.path(), &url, &args);
+    let records = all_records(out.path());
+    (out, records, standin)
+}
+
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(
         &std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
@@ -413,17 +430,8 @@ fn malformed_tool_call_arguments_end_the_run_as_langgraph_does_or_are_answered_w
 
 #[test]
 fn a_tool_that_is_not_offered_is_answered_with_the_list_and_the_run_goes_on() {
-    let root = demo_root(false);
-    let (url, standin) = serve(StandIn::new(Behaviour::UnknownTool));
-    let out = tempfile::tempdir().unwrap();
-    run_ok(
-        root.path(),
-        &demo_split(),
-        out.path(),
-        &url,
-        &["--capability", "2", "--domain", "weather"],
-    );
-    let records = all_records(out.path());
+    let (out, records, standin) =
+        run_capability_2(StandIn::new(Behaviour::UnknownTool), "weather", &[]);
     assert_eq!(standin.requests(), 2 * records.len());
     for record in &records {
         assert_eq!(record["status"], "success");
@@ -485,35 +493,18 @@ fn rate_limits_are_waited_out_as_retry_after_asks() {
 
 #[test]
 fn server_errors_are_retried_then_recorded_and_other_4xx_are_not_retried() {
-    let root = demo_root(false);
-    let mut failing = oracle();
-    failing.failures = Some(Failures {
-        count: usize::MAX,
-        status: 502,
-        retry_after: None,
-        html: true,
-    });
-    let (url, standin) = serve(failing);
-    let out = tempfile::tempdir().unwrap();
-    let stdout = run_ok(
-        root.path(),
-        &demo_split(),
-        out.path(),
-        &url,
-        &[
-            "--capability",
-            "2",
-            "--domain",
-            "weather",
-            "--max-retries",
-            "2",
-        ],
-    );
-    assert!(
-        stdout.contains("(0 succeeded, 1 failed)"),
-        "the run goes on and says so: {stdout}"
-    );
-    let records = all_records(out.path());
+    let failing = |status| {
+        let mut standin = oracle();
+        standin.failures = Some(Failures {
+            count: usize::MAX,
+            status,
+            retry_after: None,
+            html: status >= 500,
+        });
+        standin
+    };
+    let (_out, records, standin) =
+        run_capability_2(failing(502), "weather", &["--max-retries", "2"]);
     assert_eq!(
         standin.requests(),
         3 * records.len(),
@@ -528,24 +519,7 @@ fn server_errors_are_retried_then_recorded_and_other_4xx_are_not_retried() {
         );
         assert_eq!(record["output"][0]["answer"], "");
     }
-
-    let mut refusing = oracle();
-    refusing.failures = Some(Failures {
-        count: usize::MAX,
-        status: 400,
-        retry_after: None,
-        html: false,
-    });
-    let (url, standin) = serve(refusing);
-    let out = tempfile::tempdir().unwrap();
-    run_ok(
-        root.path(),
-        &demo_split(),
-        out.path(),
-        &url,
-        &["--capability", "2", "--domain", "library"],
-    );
-    let records = all_records(out.path());
+    let (_out, records, standin) = run_capability_2(failing(400), "library", &[]);
     assert_eq!(standin.requests(), records.len(), "a 400 is not retried");
     assert!(
         records
@@ -556,17 +530,8 @@ fn server_errors_are_retried_then_recorded_and_other_4xx_are_not_retried() {
 
 #[test]
 fn an_answer_that_is_not_json_fails_the_sample_with_its_start_quoted() {
-    let root = demo_root(false);
-    let (url, standin) = serve(StandIn::new(Behaviour::Garbage));
-    let out = tempfile::tempdir().unwrap();
-    run_ok(
-        root.path(),
-        &demo_split(),
-        out.path(),
-        &url,
-        &["--capability", "2", "--domain", "weather"],
-    );
-    let records = all_records(out.path());
+    let (_out, records, standin) =
+        run_capability_2(StandIn::new(Behaviour::Garbage), "weather", &[]);
     assert_eq!(standin.requests(), records.len(), "a 200 is not retried");
     for record in records {
         assert_eq!(record["status"], "error");

@@ -285,15 +285,7 @@ pub async fn run(config: EvalConfig) -> Report {
         problems,
         warnings,
         replay: replay_summary,
-        timing: Timing {
-            seconds,
-            samples: n_samples,
-            samples_per_minute: if seconds > 0.0 {
-                n_samples as f64 * 60.0 / seconds
-            } else {
-                0.0
-            },
-        },
+        timing: Timing::new(seconds, n_samples),
     }
 }
 

@@ -155,15 +155,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
         problems,
         warnings,
         replay,
-        timing: Timing {
-            seconds,
-            samples: n_samples,
-            samples_per_minute: if seconds > 0.0 {
-                n_samples as f64 * 60.0 / seconds
-            } else {
-                0.0
-            },
-        },
+        timing: Timing::new(seconds, n_samples),
     })
 }
 

@@ -367,3 +367,17 @@ pub struct Timing {
     pub samples: usize,
     pub samples_per_minute: f64,
 }
+
+impl Timing {
+    pub fn new(seconds: f64, samples: usize) -> Self {
+        Self {
+            seconds,
+            samples,
+            samples_per_minute: if seconds > 0.0 {
+                samples as f64 * 60.0 / seconds
+            } else {
+                0.0
+            },
+        }
+    }
+}

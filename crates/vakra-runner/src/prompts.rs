@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use vakra_eval::judges::llm::python_format;
+use vakra_eval::judges::llm::{python_format, read_imported};
 
 /// The data root's file of imported prompts (written by `vakra import`).
 pub const PROMPTS_FILE: &str = "runner/prompts.json";
@@ -27,17 +27,10 @@ pub struct Prompts {
 impl Prompts {
     /// The data root's imported prompts, or this project's own.
     pub fn load(root: &Path) -> Result<Self, String> {
-        let path = root.join(PROMPTS_FILE);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let mut prompts: Prompts =
-                    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-                prompts.source = path.display().to_string();
-                Ok(prompts)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::builtin()),
-            Err(e) => Err(format!("{}: {e}", path.display())),
-        }
+        Ok(match read_imported::<Self>(root, PROMPTS_FILE)? {
+            Some((prompts, source)) => Self { source, ..prompts },
+            None => Self::builtin(),
+        })
     }
 
     /// This project's wording.

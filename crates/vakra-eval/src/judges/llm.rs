@@ -50,17 +50,10 @@ pub const PROMPTS_FILE: &str = "evaluator/prompts.json";
 impl Prompts {
     /// The data root's imported prompts, or this project's own.
     pub fn load(root: &Path) -> Result<Self, String> {
-        let path = root.join(PROMPTS_FILE);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let mut prompts: Prompts =
-                    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-                prompts.source = path.display().to_string();
-                Ok(prompts)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::builtin()),
-            Err(e) => Err(format!("{}: {e}", path.display())),
-        }
+        Ok(match read_imported::<Self>(root, PROMPTS_FILE)? {
+            Some((prompts, source)) => Self { source, ..prompts },
+            None => Self::builtin(),
+        })
     }
 
     /// This project's prompts.
@@ -70,6 +63,22 @@ impl Prompts {
             groundedness: include_str!("prompts/groundedness.txt").to_owned(),
             source: "built-in".into(),
         }
+    }
+}
+
+/// A JSON file of the data root that `vakra import` writes from the reference's prose, with its
+/// path (for reports); `None` when the root has none.
+pub fn read_imported<T: serde::de::DeserializeOwned>(
+    root: &Path,
+    file: &str,
+) -> Result<Option<(T, String)>, String> {
+    let path = root.join(file);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(|value| Some((value, path.display().to_string())))
+            .map_err(|e| format!("{}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
     }
 }
 

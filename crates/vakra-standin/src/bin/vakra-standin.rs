@@ -62,7 +62,10 @@ async fn main() -> anyhow::Result<()> {
         });
     }
     if let Some(path) = &args.log {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
         standin.log = Some(std::sync::Mutex::new(file));
     }
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
