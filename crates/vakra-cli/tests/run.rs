@@ -273,6 +273,15 @@ fn the_oracle_model_scores_100_on_every_capability_and_the_output_validates() {
     let run_json = read_json(&out.path().join("run.json"));
     assert_eq!(run_json["summary"]["succeeded"], 11);
     assert_eq!(run_json["summary"]["usage"]["input_tokens"], usage.0);
+    let cap3 = &run_json["summary"]["totals"]["capability_3_multihop_reasoning"];
+    assert_eq!(cap3["records"], 3);
+    let per_domain: u64 = cap3["domains"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|d| d["usage"]["output_tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_domain, cap3["usage"]["output_tokens"].as_u64().unwrap());
 }
 
 /// The record of `uuid` among `records`.

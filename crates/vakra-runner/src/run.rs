@@ -14,7 +14,7 @@ use vakra_chat::Usage;
 use crate::RunError;
 use crate::episode::{Finished, Setup, run_sample};
 use crate::sample::{Sample, SkippedRecord, read_split};
-use crate::store::{Store, Totals};
+use crate::store::{CapabilityTotals, Store};
 
 /// Which samples, where the output goes, and how many at once.
 pub struct RunPlan {
@@ -56,8 +56,9 @@ pub struct RunSummary {
     /// percentile, in microseconds.
     pub runner_step_p50_us: f64,
     pub runner_step_p99_us: f64,
-    /// Over the whole output folder (earlier runs included), per capability folder.
-    pub totals: std::collections::BTreeMap<String, Totals>,
+    /// Over the whole output folder (earlier runs included), per capability folder and
+    /// domain.
+    pub totals: std::collections::BTreeMap<String, CapabilityTotals>,
     pub interrupted: bool,
 }
 
@@ -164,7 +165,7 @@ pub async fn run(plan: RunPlan, setup: Setup) -> Result<RunSummary, RunError> {
         .totals
         .values()
         .fold(Usage::default(), |mut acc, t| {
-            acc += t.usage;
+            acc += t.all.usage;
             acc
         });
     summary.cost_usd = plan

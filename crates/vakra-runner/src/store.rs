@@ -171,27 +171,47 @@ impl Store {
             .map_err(|e| RunError::output(&path, e))
     }
 
-    /// Outcomes and tokens over every record in the folder (earlier runs' included).
-    pub fn totals(&self) -> BTreeMap<String, Totals> {
-        let mut totals: BTreeMap<String, Totals> = BTreeMap::new();
-        for ((capability_dir, _), file) in &self.files {
-            let entry = totals.entry(capability_dir.clone()).or_default();
+    /// Outcomes and tokens over every record in the folder (earlier runs' included), per
+    /// capability folder and, within it, per domain.
+    pub fn totals(&self) -> BTreeMap<String, CapabilityTotals> {
+        let mut totals: BTreeMap<String, CapabilityTotals> = BTreeMap::new();
+        for ((capability_dir, domain), file) in &self.files {
+            let capability = totals.entry(capability_dir.clone()).or_default();
             for (record, _) in file.records.values() {
-                entry.records += 1;
-                if record.get("status").and_then(Value::as_str) == Some("success") {
-                    entry.succeeded += 1;
-                } else {
-                    entry.failed += 1;
-                }
-                if let Some(usage) = record
-                    .get("usage")
-                    .and_then(|u| serde_json::from_value::<Usage>(u.clone()).ok())
-                {
-                    entry.usage += usage;
-                }
+                capability.all.add(record);
+                capability
+                    .domains
+                    .entry(domain.clone())
+                    .or_default()
+                    .add(record);
             }
         }
         totals
+    }
+}
+
+/// A capability folder's totals, and its domains'.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct CapabilityTotals {
+    #[serde(flatten)]
+    pub all: Totals,
+    pub domains: BTreeMap<String, Totals>,
+}
+
+impl Totals {
+    fn add(&mut self, record: &Value) {
+        self.records += 1;
+        if record.get("status").and_then(Value::as_str) == Some("success") {
+            self.succeeded += 1;
+        } else {
+            self.failed += 1;
+        }
+        if let Some(usage) = record
+            .get("usage")
+            .and_then(|u| serde_json::from_value::<Usage>(u.clone()).ok())
+        {
+            self.usage += usage;
+        }
     }
 }
 
