@@ -994,3 +994,39 @@ fn shards_split_the_samples_between_them_and_together_make_the_whole_run() {
     );
     assert!(!bad.status.success());
 }
+
+#[test]
+fn sessions_on_a_server_command_give_the_same_predictions_as_in_process() {
+    let root = demo_root(false);
+    let (url, _) = serve(oracle());
+    let in_process = tempfile::tempdir().unwrap();
+    let args = ["--capability", "2", "--capability", "3"];
+    run_ok(root.path(), &demo_split(), in_process.path(), &url, &args);
+    let command = tempfile::tempdir().unwrap();
+    let server = format!(
+        "{} mcp --root {}",
+        env!("CARGO_BIN_EXE_vakra"),
+        root.path().display()
+    );
+    let mut with_command = args.to_vec();
+    with_command.extend(["--server-command", &server]);
+    run_ok(
+        root.path(),
+        &demo_split(),
+        command.path(),
+        &url,
+        &with_command,
+    );
+    let strip = |records: Vec<Value>| -> Vec<Value> {
+        records
+            .into_iter()
+            .map(|mut r| {
+                r.as_object_mut().unwrap().remove("duration_s");
+                r
+            })
+            .collect()
+    };
+    let expected = strip(all_records(in_process.path()));
+    assert_eq!(expected.len(), 6);
+    assert_eq!(strip(all_records(command.path())), expected);
+}
