@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use vakra_eval::judges::GroundednessMode;
 use vakra_eval::judges::exact::{ExactMode, Normalization};
 use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
 use vakra_eval::{Connector, EvalConfig, InProcess};
@@ -75,6 +76,11 @@ pub struct EvalArgs {
     /// The environment variable holding the judge's API key (the reference reads API_KEY).
     #[arg(long = "judge-api-key-env", default_value = "API_KEY")]
     judge_api_key_env: String,
+    /// The groundedness judge: llm (needs --judge-url) or deterministic (the answer's numbers,
+    /// dates, yes/no and names must be in the prediction's own tool responses). Default: llm
+    /// with --judge-url, else deterministic.
+    #[arg(long)]
+    groundedness: Option<GroundednessMode>,
     /// Seconds before a judge request is given up.
     #[arg(long = "judge-timeout-secs", default_value_t = 120)]
     judge_timeout_secs: u64,
@@ -146,6 +152,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
+    let groundedness = match (args.groundedness, &llm) {
+        (Some(GroundednessMode::Llm), None) => {
+            anyhow::bail!("--groundedness llm needs an LLM judge (--judge-url)")
+        }
+        (Some(mode), _) => mode,
+        (None, Some(_)) => GroundednessMode::Llm,
+        (None, None) => GroundednessMode::Deterministic,
+    };
     let mut normalization = Normalization {
         tolerance: args.tolerance,
         ..Normalization::default()
@@ -164,6 +178,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         policy_judge: args.policy_judge,
         policy_categories: policy_categories(args.policy_categories.as_deref(), &root)?,
         llm,
+        groundedness,
         prompts: Prompts::load(&root).map_err(anyhow::Error::msg)?,
         legacy_operation_ids: operation_ids(args.operation_id_map.as_deref(), &root)?,
         jobs: args.jobs.max(1),

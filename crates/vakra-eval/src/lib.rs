@@ -5,8 +5,8 @@
 //! project's own in-process, or any server given as a command or URL — each in a fresh
 //! session, and the scored turn goes through the judges' waterfall ([`judges`]): the policy
 //! judge, exact match of the tool responses ([`judges::exact`], the reference's rule or a
-//! normalised one), then the LLM judges, or a deterministic answer match when no LLM is
-//! configured. Scores aggregate as published ([`report`]); [`render`] turns a report into
+//! normalised one), then the LLM judges, or a deterministic answer match and groundedness
+//! judge when no LLM is configured. Scores aggregate as published ([`report`]); [`render`] turns a report into
 //! Markdown and HTML, and [`validate`] checks prediction files as the reference's
 //! `validate_output.py` does.
 //!

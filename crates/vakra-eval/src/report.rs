@@ -76,6 +76,8 @@ pub struct Settings {
     pub policy_judge: bool,
     /// `llm` or `deterministic` (no LLM configured).
     pub answer_judge: String,
+    /// `llm` or `deterministic` (no LLM configured, or `--groundedness deterministic`).
+    pub groundedness_judge: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llm_model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -152,6 +154,10 @@ pub struct SampleReport {
     pub pred_steps: usize,
     pub extra_steps: usize,
     pub judges: Judges,
+    /// The judge whose verdict set the score; absent when no judge ran (no prediction, no
+    /// matching turn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<DecidedBy>,
     /// The first stage that went wrong, for failed samples: `no_prediction`, `turn_mismatch`,
     /// `policy`, `tool_selection`, `missing_arguments`, `hallucinated_arguments`,
     /// `argument_values`, `final_answer`.
@@ -183,6 +189,15 @@ pub struct Judges {
     /// The LLM correctness judge, or the deterministic answer match when no LLM is set.
     pub answer: Option<Verdict>,
     pub groundedness: Option<Verdict>,
+}
+
+/// The judge that decided a sample, and how it judged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DecidedBy {
+    /// `policy`, `answer` (correctness) or `groundedness`.
+    pub judge: String,
+    /// `rule` (the policy judge), `llm` or `deterministic`.
+    pub method: String,
 }
 
 /// How long the run took.

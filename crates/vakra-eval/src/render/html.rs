@@ -80,12 +80,13 @@ pub fn html(report: &Report) -> String {
     let s = &report.settings;
     let _ = write!(
         out,
-        "<p class=meta>Replay {}, {} sessions; exact match {}; policy judge {}; answers judged {}; {} samples in {:.1} s.</p>",
+        "<p class=meta>Replay {}, {} sessions; exact match {}; policy judge {}; answers judged {}; groundedness judged {}; {} samples in {:.1} s.</p>",
         esc(&s.replay),
         esc(&s.sessions),
         s.exact_match,
         if s.policy_judge { "on" } else { "off" },
         esc(&s.answer_judge),
+        esc(&s.groundedness_judge),
         report.timing.samples,
         report.timing.seconds
     );
