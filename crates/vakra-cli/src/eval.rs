@@ -27,7 +27,8 @@ pub struct EvalArgs {
     /// Also write a Markdown summary here.
     #[arg(long)]
     markdown: Option<PathBuf>,
-    /// Also write an HTML report here.
+    /// Also write an HTML report here: the summary and every sample's story (implies
+    /// --include-responses).
     #[arg(long)]
     html: Option<PathBuf>,
     /// Only these capabilities (1–4; repeatable).
@@ -185,7 +186,8 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         call_timeout: args.call_timeout_secs,
         fix_quirks: args.data.fix_quirks,
         progress: !args.quiet,
-        include_responses: args.include_responses,
+        // The HTML report shows every sample's responses.
+        include_responses: args.include_responses || args.html.is_some(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -718,6 +718,163 @@ async fn the_html_report_renders_in_chromium() {
     );
 }
 
+/// The HTML report's sample explorer in headless Chromium: every filter shows what the report
+/// holds, a search finds one sample, and the story of a failing sample shows its verdict, the
+/// deciding judge, the error category, both sides' calls with their arguments and responses
+/// (differences marked) and both answers, as the report JSON has them.
+#[tokio::test]
+async fn a_failing_samples_story_is_shown_in_chromium() {
+    let Some((chromium, script)) = browser_tooling("report_samples.mjs") else {
+        return;
+    };
+    let root = demo_root(true);
+    let predictions = tempfile::tempdir().unwrap();
+    oracle_predictions(predictions.path());
+    let uuid = "3d1b0c0ffee0-000000000002";
+    // The right tools, one with arguments missing, and a wrong answer.
+    write_predictions(
+        predictions.path(),
+        "capability_3_multihop_reasoning",
+        "weather",
+        &json!([prediction(
+            uuid,
+            0,
+            json!([{"name": "get_elevation_extremes", "arguments": {}},
+                   {"name": "get_total_precipitation", "arguments": {"code": "BGO01"}}]),
+            "About 12 mm of rain <fell>."
+        )]),
+    );
+    let html = Path::new(env!("CARGO_TARGET_TMPDIR")).join("eval-samples.html");
+    let (root_path, preds, html_arg) = (
+        root.path().to_owned(),
+        predictions.path().to_owned(),
+        html.clone(),
+    );
+    let (_, report) = tokio::task::spawn_blocking(move || {
+        run_eval(&root_path, &preds, &["--html", html_arg.to_str().unwrap()])
+    })
+    .await
+    .unwrap();
+    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("eval-sample-story.png");
+    let page = run_browser_script(
+        &chromium,
+        &script,
+        &[html.as_os_str(), screenshot.as_os_str(), uuid.as_ref()],
+    )
+    .await;
+    assert_eq!(page["consoleErrors"], json!([]));
+    assert_eq!(page["requests"], json!([]), "one self-contained file");
+    // Every filter shows what the report holds.
+    let samples: Vec<(&String, &Value)> = report["capabilities"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(n, c)| c["samples"].as_array().unwrap().iter().map(move |s| (n, s)))
+        .collect();
+    assert_eq!(page["initial"]["rows"], samples.len());
+    let count = |f: &dyn Fn(&(&String, &Value)) -> bool| samples.iter().filter(|s| f(s)).count();
+    for (capability, rows) in page["byCapability"].as_object().unwrap() {
+        assert_eq!(
+            rows,
+            &json!(count(&|(n, _)| *n == capability)),
+            "{capability}"
+        );
+    }
+    assert_eq!(page["byCapability"].as_object().unwrap().len(), 4);
+    for (domain, rows) in page["byDomain"].as_object().unwrap() {
+        assert_eq!(
+            rows,
+            &json!(count(&|(_, s)| s["domain"] == domain.as_str()))
+        );
+    }
+    let stages = page["byStage"].as_object().unwrap();
+    assert!(!stages.is_empty());
+    for (stage, rows) in stages {
+        assert_eq!(
+            rows,
+            &json!(count(&|(_, s)| s["error_stage"] == stage.as_str()))
+        );
+    }
+    let failing: Vec<&Value> = samples
+        .iter()
+        .filter(|(_, s)| s["score"] == 0.0)
+        .map(|(_, s)| &s["uuid"])
+        .collect();
+    assert_eq!(page["failing"], json!(failing));
+    assert_eq!(page["search"], json!([uuid]));
+    // The story, against the report.
+    let s = report_sample(&report, "3", uuid);
+    let story = &page["story"];
+    assert_eq!(page["storyVisible"], true);
+    assert_eq!(story["verdict"], "fail");
+    assert_eq!(
+        story["decidedBy"],
+        format!(
+            "{} ({})",
+            s["decided_by"]["judge"].as_str().unwrap(),
+            s["decided_by"]["method"].as_str().unwrap()
+        )
+    );
+    assert_eq!(story["errorStage"], s["error_stage"]);
+    assert_eq!(s["error_stage"], "missing_arguments");
+    assert_eq!(story["query"], s["query"]);
+    assert_eq!(story["predAnswer"], "About 12 mm of rain <fell>.");
+    assert_eq!(story["predAnswer"], s["pred_answer"]);
+    assert_eq!(story["gtAnswer"], s["gt_answer"]);
+    let judges: Vec<(Value, f64, Value)> = ["policy", "exact_match", "answer", "groundedness"]
+        .iter()
+        .filter(|name| !s["judges"][**name].is_null())
+        .map(|name| {
+            let verdict = &s["judges"][*name];
+            (
+                json!(name),
+                verdict["score"].as_f64().unwrap(),
+                verdict["explanation"].clone(),
+            )
+        })
+        .collect();
+    let shown: Vec<(Value, f64, Value)> = story["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["name"].clone(),
+                j["score"].as_f64().unwrap(),
+                j["explanation"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(shown, judges);
+    let calls = story["calls"].as_array().unwrap();
+    let (gt_calls, pred_calls) = (
+        s["calls"]["ground_truth"].as_array().unwrap(),
+        s["calls"]["prediction"].as_array().unwrap(),
+    );
+    assert_eq!(calls.len(), 2);
+    for (i, shown) in calls.iter().enumerate() {
+        let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap();
+        assert_eq!(shown["gtCall"], gt_calls[i]["name"]);
+        assert_eq!(shown["gtArgs"], pretty(&gt_calls[i]["arguments"]));
+        assert_eq!(shown["predCall"], pred_calls[i]["name"]);
+        assert_eq!(shown["predArgs"], pretty(&pred_calls[i]["arguments"]));
+        assert_eq!(shown["gtResponse"], s["responses"]["ground_truth"][i]);
+        assert_eq!(shown["predResponse"], s["responses"]["prediction"][i]);
+    }
+    // The first call is the ground truth's, and so is its response; the second lacks arguments
+    // and its response is not the ground truth's.
+    assert_eq!(calls[0]["predDiffers"], false);
+    assert_eq!(calls[0]["gtFound"], true);
+    assert_eq!(calls[1]["predDiffers"], true);
+    assert_eq!(calls[1]["gtFound"], false);
+    assert_ne!(calls[1]["gtResponse"], calls[1]["predResponse"]);
+    let picture = std::fs::read(&screenshot).unwrap();
+    assert!(
+        picture.starts_with(b"\x89PNG") && picture.len() > 10_000,
+        "a screenshot of the story"
+    );
+}
+
 #[test]
 fn replay_over_http_against_vakra_serve() {
     let root = demo_root(true);

@@ -18,8 +18,8 @@ use crate::records::{
 };
 use crate::replay::{CallIssue, Connector, ReplaySession};
 use crate::report::{
-    CapabilityReport, DecidedBy, Judges, ReplayCounts, ReplaySummary, Report, Responses,
-    SampleReport, Settings, Timing, percent,
+    CallReport, Calls, CapabilityReport, DecidedBy, Judges, ReplayCounts, ReplaySummary, Report,
+    Responses, SampleReport, Settings, Timing, percent,
 };
 use crate::taxonomy;
 
@@ -440,10 +440,12 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
         judges: Judges::default(),
         decided_by: None,
         error_stage: None,
+        query: gt_turn.query.clone(),
         pred_answer: String::new(),
         gt_answer: answer_text(&gt_turn.answer),
         problems: std::mem::take(&mut sample.problems),
         replay: ReplaySummary::default(),
+        calls: None,
         responses: None,
     };
     let mut judge_errors = Vec::new();
@@ -517,6 +519,19 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
     report.gt_steps = gt_calls.len();
     report.pred_steps = pred_calls.len();
     report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
+    let listed = |calls: &[Call]| -> Vec<CallReport> {
+        calls
+            .iter()
+            .map(|c| CallReport {
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+            })
+            .collect()
+    };
+    report.calls = Some(Calls {
+        ground_truth: listed(gt_calls),
+        prediction: listed(pred_calls),
+    });
     if config.include_responses {
         report.responses = Some(Responses {
             ground_truth: gt_responses.clone(),

@@ -163,15 +163,35 @@ pub struct SampleReport {
     /// `argument_values`, `final_answer`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_stage: Option<String>,
+    /// The ground truth's question of the scored turn.
+    pub query: String,
     pub pred_answer: String,
     pub gt_answer: String,
     /// Replay trouble and record problems of this sample, one line each.
     pub problems: Vec<String>,
     /// This sample's replay counts (their sum is the report's `replay`).
     pub replay: ReplaySummary,
-    /// The scored turn's replayed responses, with `--include-responses`.
+    /// The scored turn's calls of both sides, when they were replayed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Calls>,
+    /// The scored turn's replayed responses, with `--include-responses` (or `--html`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub responses: Option<Responses>,
+}
+
+/// The scored turn's calls as replayed (legacy names translated, capability 1's `get_data`
+/// included, arguments as given), position by position with `responses`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Calls {
+    pub ground_truth: Vec<CallReport>,
+    pub prediction: Vec<CallReport>,
+}
+
+/// One tool call.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallReport {
+    pub name: String,
+    pub arguments: serde_json::Value,
 }
 
 /// The tool responses the exact match compared.

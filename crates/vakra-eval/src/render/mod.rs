@@ -1,8 +1,9 @@
-//! Reports for people: a Markdown summary and a self-contained HTML page with per-domain tables
-//! and bar charts (inline SVG, no scripts or network).
+//! Reports for people: a Markdown summary and a self-contained HTML page (no network) with
+//! per-domain tables, bar charts (inline SVG) and every sample's story (an embedded script).
 
 mod html;
 mod markdown;
+mod samples;
 
 pub use html::html;
 pub use markdown::markdown;
