@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, Subcommand};
 use vakra_eval::judges::GroundednessMode;
 use vakra_eval::judges::exact::{ExactMode, Normalization};
 use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
@@ -12,18 +12,43 @@ use vakra_eval::{Connector, EvalConfig, InProcess};
 
 use crate::DataArgs;
 
+/// `vakra eval`: an evaluation run (its options given directly), or a subcommand on reports.
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct EvalCli {
+    #[command(subcommand)]
+    command: Option<EvalCommand>,
+    #[command(flatten)]
+    run: EvalArgs,
+}
+
+/// The subcommands of `vakra eval`; one module each.
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// Compare two reports: verdicts that changed, per-capability and per-domain score deltas,
+    /// error categories that moved.
+    Diff(crate::eval_diff::DiffArgs),
+}
+
+pub fn main(cli: EvalCli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(EvalCommand::Diff(args)) => crate::eval_diff::run(args),
+        None => run(cli.run),
+    }
+}
+
 #[derive(Args)]
 pub struct EvalArgs {
     /// Predictions: a folder of `capability_<n>_<name>/<domain>.json` (submission format, or
     /// ground-truth output records).
-    #[arg(long)]
-    predictions: PathBuf,
+    #[arg(long, required = true)]
+    predictions: Option<PathBuf>,
     /// Ground truth: a split folder, `capability_<n>_<name>/{input,output}/<domain>.json`.
-    #[arg(long = "ground-truth")]
-    ground_truth: PathBuf,
+    #[arg(long = "ground-truth", required = true)]
+    ground_truth: Option<PathBuf>,
     /// Where to write the JSON report.
-    #[arg(long)]
-    report: PathBuf,
+    #[arg(long, required = true)]
+    report: Option<PathBuf>,
     /// Also write a Markdown summary here.
     #[arg(long)]
     markdown: Option<PathBuf>,
@@ -106,16 +131,22 @@ pub struct EvalArgs {
     data: DataArgs,
 }
 
-pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+fn run(args: EvalArgs) -> anyhow::Result<()> {
+    // Required by clap unless a subcommand is given.
+    let (Some(ground_truth), Some(predictions), Some(report_path)) =
+        (&args.ground_truth, &args.predictions, &args.report)
+    else {
+        anyhow::bail!("--ground-truth, --predictions and --report are required");
+    };
     anyhow::ensure!(
-        args.ground_truth.is_dir(),
+        ground_truth.is_dir(),
         "--ground-truth {}: not a folder",
-        args.ground_truth.display()
+        ground_truth.display()
     );
     anyhow::ensure!(
-        args.predictions.is_dir(),
+        predictions.is_dir(),
         "--predictions {}: not a folder",
-        args.predictions.display()
+        predictions.display()
     );
     for capability in &args.capabilities {
         anyhow::ensure!(
@@ -169,8 +200,8 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         normalization.excluded_fields = args.ignore_fields.clone();
     }
     let config = EvalConfig {
-        ground_truth: args.ground_truth.clone(),
-        predictions: args.predictions.clone(),
+        ground_truth: ground_truth.clone(),
+        predictions: predictions.clone(),
         capabilities: args.capabilities.clone(),
         domains: args.domains.clone(),
         connector,
@@ -196,10 +227,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         report.timing.samples > 0 || !report.capabilities.is_empty(),
         "no ground-truth samples under {} (expected capability_<n>_<name>/output/<domain>.json)",
-        args.ground_truth.display()
+        ground_truth.display()
     );
     write(
-        &args.report,
+        report_path,
         &(serde_json::to_string_pretty(&report)? + "\n"),
     )?;
     if let Some(path) = &args.markdown {
@@ -227,7 +258,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+pub(crate) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;

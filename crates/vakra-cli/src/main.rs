@@ -4,6 +4,7 @@
 //! subcommand lives in its own module.
 
 mod eval;
+mod eval_diff;
 mod import;
 mod index;
 mod mcp;
@@ -45,8 +46,9 @@ enum Command {
     Tools(tools::ToolsArgs),
     /// Convert session traces (`--trace`) into the benchmark's prediction format.
     Trace(trace::TraceArgs),
-    /// Score predictions: replay them and the ground truth against the servers, judge, report.
-    Eval(Box<eval::EvalArgs>),
+    /// Score predictions: replay them and the ground truth against the servers, judge, report;
+    /// or work with reports (`vakra eval diff`).
+    Eval(Box<eval::EvalCli>),
     /// Check prediction files against the submission schema.
     Validate(validate::ValidateArgs),
 }
@@ -233,7 +235,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Eval(args) => {
             init_logging("warn");
-            eval::run(*args)
+            eval::main(*args)
         }
         Command::Validate(args) => {
             init_logging("warn");

@@ -1,16 +1,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::pct;
+use super::{esc, pct};
 use crate::report::{Breakdown, Report};
-
-/// Escapes text for HTML content and attribute values.
-fn esc(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// A horizontal bar chart of scores (0–100), one bar per row, as inline SVG.
 fn bar_chart(title: &str, rows: &[(String, f64)]) -> String {
@@ -57,7 +49,7 @@ fn table(title: &str, rows: &BTreeMap<String, Breakdown>) -> String {
     out
 }
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#1d2330;max-width:1100px}\
+pub(super) const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#1d2330;max-width:1100px}\
 h1{margin-bottom:.2rem}.headline{font-size:2.4rem;font-weight:700;color:#0b5cad}\
 table{border-collapse:collapse;margin:.6rem 0 1.4rem}th,td{border:1px solid #cfd6e2;padding:.3rem .7rem}\
 th{background:#eef2f8;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}\
