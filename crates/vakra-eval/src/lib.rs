@@ -7,12 +7,13 @@
 //! judge, exact match of the tool responses ([`judges::exact`], the reference's rule or a
 //! normalised one), then the LLM judges, or a deterministic answer match and groundedness
 //! judge when no LLM is configured. Scores aggregate as published ([`report`]); [`render`] turns a report into
-//! Markdown and HTML, [`diff`] compares two runs, and [`validate`] checks prediction files as
-//! the reference's `validate_output.py` does.
+//! Markdown and HTML, [`diff`] compares two runs, [`validate`] checks prediction files as
+//! the reference's `validate_output.py` does, and [`bundle`] writes the leaderboard submission.
 //!
 //! Unlike the reference, nothing in the input stops a run: malformed files and records, turns
 //! that do not line up, unknown tools, server errors and timeouts are recorded in the report.
 
+pub mod bundle;
 pub mod coerce;
 pub mod diff;
 pub mod evaluate;
