@@ -355,8 +355,9 @@ fn numbers_in(text: &str) -> Vec<Number> {
         .collect()
 }
 
+/// Equal within 1e-9 relative; never for an infinity (a huge number scaled for rounding).
 fn close(a: f64, b: f64) -> bool {
-    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+    a.is_finite() && b.is_finite() && (a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()))
 }
 
 /// `got` rounded half away from zero to `decimals` places equals `want`.
@@ -533,6 +534,8 @@ mod tests {
         assert!(grounded(json!("45% of them"), json!(["{\"share\": 0.45}"])));
         assert!(grounded(json!("-3.5"), json!(["{\"delta\": -3.5}"])));
         assert!(!grounded(json!("3.5"), json!(["{\"id\": \"v3\"}"])));
+        // A number too large to round (scaled, it overflows) supports nothing else.
+        assert!(!grounded(json!("1.23"), json!(["{\"n\": 1e308}"])));
     }
 
     #[test]
