@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Evaluation throughput: the demo split's capability 2–4 samples copied to COPIES samples each
 # (fresh uuids), ground truth given as predictions, replayed in-process and exact-matched.
-#   bash scripts/bench-eval.sh [COPIES] [JOBS]
+# With HTML, the HTML report is written there too and its sample explorer timed in headless
+# Chromium (tests/browser/report_timing.mjs; needs `make browser`).
+#   bash scripts/bench-eval.sh [COPIES] [JOBS] [HTML]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 copies=${1:-400}
 jobs=${2:-8}
-vakra=target/release/vakra
+html=${3:-}
+vakra=${VAKRA_BIN:-target/release/vakra}
 [[ -x $vakra ]] || cargo build --release -p vakra-cli
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -29,5 +32,9 @@ for cap in Path("demo/tasks").iterdir():
                 (target / f.name).write_text(json.dumps(out))
 PY
 /usr/bin/time -f "wall %e s, max RSS %M KiB" $vakra eval --quiet --ground-truth "$work/gt" --predictions "$work/pred" \
-  --root "$work/root" --report "$work/report.json" --jobs "$jobs" 2>&1 | grep -v "^warning"
+  --root "$work/root" --report "$work/report.json" --jobs "$jobs" ${html:+--html "$html"} 2>&1 | grep -v "^warning"
 python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['timing']; print(f\"{t['samples']} samples in {t['seconds']:.2f} s: {t['samples_per_minute']:.0f} samples/min\")" "$work/report.json"
+if [[ -n $html ]]; then
+  ls -l "$work/report.json" "$html" | awk '{print $5, $9}'
+  node tests/browser/report_timing.mjs "$html" 5
+fi

@@ -5,16 +5,42 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use vakra_eval::EvalConfig;
+use vakra_eval::judges::GroundednessMode;
 use vakra_eval::judges::exact::{ExactMode, Normalization};
 use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
 
 use crate::DataArgs;
 
+/// `vakra eval`: an evaluation run (its options given directly), or a subcommand on reports.
 #[derive(Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-pub struct EvalArgs {
+pub struct EvalCli {
     #[command(subcommand)]
     command: Option<EvalCommand>,
+    #[command(flatten)]
+    run: EvalArgs,
+}
+
+/// The subcommands of `vakra eval`; one module each.
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// Compare two reports: verdicts that changed, per-capability and per-domain score deltas,
+    /// error categories that moved.
+    Diff(crate::eval_diff::DiffArgs),
+    /// Join the reports of a sharded run (`--shard I/N`) into the report of the whole run.
+    Merge(crate::eval_merge::MergeArgs),
+}
+
+pub fn main(cli: EvalCli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(EvalCommand::Diff(args)) => crate::eval_diff::run(args),
+        Some(EvalCommand::Merge(args)) => crate::eval_merge::run(args),
+        None => run(cli.run),
+    }
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
     /// Predictions: a folder of `capability_<n>_<name>/<domain>.json` (submission format, or
     /// ground-truth output records).
     #[arg(long, required = true)]
@@ -28,7 +54,8 @@ pub struct EvalArgs {
     /// Also write a Markdown summary here.
     #[arg(long)]
     markdown: Option<PathBuf>,
-    /// Also write an HTML report here.
+    /// Also write an HTML report here: the summary and every sample's story (implies
+    /// --include-responses).
     #[arg(long)]
     html: Option<PathBuf>,
     /// Only these capabilities (1–4; repeatable).
@@ -70,6 +97,11 @@ pub struct EvalArgs {
     /// The environment variable holding the judge's API key (the reference reads API_KEY).
     #[arg(long = "judge-api-key-env", default_value = "API_KEY")]
     judge_api_key_env: String,
+    /// The groundedness judge: llm (needs --judge-url) or deterministic (the answer's numbers,
+    /// dates, yes/no and names must be in the prediction's own tool responses). Default: llm
+    /// with --judge-url, else deterministic.
+    #[arg(long)]
+    groundedness: Option<GroundednessMode>,
     /// Seconds before a judge request is given up.
     #[arg(long = "judge-timeout-secs", default_value_t = 120)]
     judge_timeout_secs: u64,
@@ -105,20 +137,12 @@ pub struct EvalArgs {
     data: DataArgs,
 }
 
-#[derive(Subcommand)]
-enum EvalCommand {
-    /// Join the reports of a sharded run (`--shard I/N`) into the report of the whole run.
-    Merge(crate::eval_merge::MergeArgs),
-}
-
-pub fn run(args: EvalArgs) -> anyhow::Result<()> {
-    if let Some(EvalCommand::Merge(merge)) = args.command {
-        return crate::eval_merge::run(merge);
-    }
-    let (Some(predictions), Some(ground_truth), Some(report_path)) =
-        (&args.predictions, &args.ground_truth, &args.report)
+fn run(args: EvalArgs) -> anyhow::Result<()> {
+    // Required by clap unless a subcommand is given.
+    let (Some(ground_truth), Some(predictions), Some(report_path)) =
+        (&args.ground_truth, &args.predictions, &args.report)
     else {
-        anyhow::bail!("--predictions, --ground-truth and --report are required");
+        anyhow::bail!("--ground-truth, --predictions and --report are required");
     };
     anyhow::ensure!(
         ground_truth.is_dir(),
@@ -155,6 +179,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
+    let groundedness = match (args.groundedness, &llm) {
+        (Some(GroundednessMode::Llm), None) => {
+            anyhow::bail!("--groundedness llm needs an LLM judge (--judge-url)")
+        }
+        (Some(mode), _) => mode,
+        (None, Some(_)) => GroundednessMode::Llm,
+        (None, None) => GroundednessMode::Deterministic,
+    };
     let mut normalization = Normalization {
         tolerance: args.tolerance,
         ..Normalization::default()
@@ -173,13 +205,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         policy_judge: args.policy_judge,
         policy_categories: policy_categories(args.policy_categories.as_deref(), &root)?,
         llm,
+        groundedness,
         prompts: Prompts::load(&root).map_err(anyhow::Error::msg)?,
         legacy_operation_ids: operation_ids(args.operation_id_map.as_deref(), &root)?,
         jobs: args.jobs.max(1),
         call_timeout: args.call_timeout_secs,
         fix_quirks: args.data.fix_quirks,
         progress: !args.quiet,
-        include_responses: args.include_responses,
+        // The HTML report shows every sample's responses.
+        include_responses: args.include_responses || args.html.is_some(),
         prices: prices(&args)?,
         shard: args.shard,
     };
@@ -248,7 +282,7 @@ pub(crate) fn publish(
 }
 
 /// Writes a report file, creating its folder.
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+pub(crate) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;

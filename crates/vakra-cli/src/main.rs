@@ -5,6 +5,7 @@
 
 mod connect;
 mod eval;
+mod eval_diff;
 mod eval_merge;
 mod import;
 mod index;
@@ -48,8 +49,9 @@ enum Command {
     Tools(tools::ToolsArgs),
     /// Convert session traces (`--trace`) into the benchmark's prediction format.
     Trace(trace::TraceArgs),
-    /// Score predictions: replay them and the ground truth against the servers, judge, report.
-    Eval(Box<eval::EvalArgs>),
+    /// Score predictions: replay them and the ground truth against the servers, judge, report;
+    /// or work with reports (`vakra eval diff`).
+    Eval(Box<eval::EvalCli>),
     /// Check prediction files against the submission schema.
     Validate(validate::ValidateArgs),
     /// Run a model (any OpenAI-compatible endpoint) on a split: the benchmark's predictions.
@@ -238,7 +240,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Eval(args) => {
             init_logging("warn");
-            eval::run(*args)
+            eval::main(*args)
         }
         Command::Validate(args) => {
             init_logging("warn");

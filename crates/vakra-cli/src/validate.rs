@@ -1,6 +1,8 @@
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::Args;
+use vakra_eval::bundle::AgentInfo;
 use vakra_eval::validate::{capability_dirs, collect_files, validate_file};
 
 #[derive(Args)]
@@ -17,6 +19,28 @@ pub struct ValidateArgs {
     /// Where the runner's output folders are.
     #[arg(long = "output-dir", default_value = "output")]
     output_dir: PathBuf,
+    /// When every file is valid, write the leaderboard submission bundle into this folder:
+    /// predictions.zip, metadata.json and submission.md.
+    #[arg(long, requires_all = ["agent_name", "maintainer", "models", "description"])]
+    bundle: Option<PathBuf>,
+    /// Bundle: the agent's name.
+    #[arg(long = "agent-name", requires = "bundle")]
+    agent_name: Option<String>,
+    /// Bundle: the person or team responsible for the agent.
+    #[arg(long, requires = "bundle")]
+    maintainer: Option<String>,
+    /// Bundle: the LLM(s) the agent used (repeatable).
+    #[arg(long = "model", id = "models", requires = "bundle")]
+    models: Vec<String>,
+    /// Bundle: what the agent does.
+    #[arg(long, requires = "bundle")]
+    description: Option<String>,
+    /// Bundle: a JSON object of further metadata (the template's "Metadata (JSON)").
+    #[arg(long, requires = "bundle")]
+    metadata: Option<PathBuf>,
+    /// Bundle: the `vakra eval` report of these predictions, whose scores go into metadata.json.
+    #[arg(long, requires = "bundle")]
+    report: Option<PathBuf>,
 }
 
 /// Checks prediction files as the reference's `validate_output.py` does; fails (exit 1) on any
@@ -51,7 +75,57 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
     }
     println!("{} files checked, {failed} failed", files.len());
     if failed > 0 {
+        if args.bundle.is_some() {
+            eprintln!("no bundle written: fix the files that failed");
+        }
         std::process::exit(1);
     }
+    if let Some(out) = &args.bundle {
+        bundle(&args, &files, out)?;
+    }
+    Ok(())
+}
+
+/// Writes the submission bundle of validated files.
+fn bundle(args: &ValidateArgs, files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<()> {
+    let read_json = |path: &PathBuf| -> anyhow::Result<serde_json::Value> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))
+    };
+    let metadata = match &args.metadata {
+        Some(path) => {
+            let value = read_json(path)?;
+            anyhow::ensure!(
+                value.is_object(),
+                "--metadata {}: expected a JSON object",
+                path.display()
+            );
+            value
+        }
+        None => serde_json::json!({}),
+    };
+    let scores = match &args.report {
+        Some(path) => Some(
+            vakra_eval::bundle::scores_of(&read_json(path)?)
+                .with_context(|| format!("--report {}: not a vakra eval report", path.display()))?,
+        ),
+        None => None,
+    };
+    let agent = AgentInfo {
+        agent_name: args.agent_name.clone().unwrap_or_default(),
+        maintainer: args.maintainer.clone().unwrap_or_default(),
+        models: args.models.clone(),
+        description: args.description.clone().unwrap_or_default(),
+        metadata,
+    };
+    let written = vakra_eval::bundle::write_bundle(files, out, agent, scores)?;
+    println!(
+        "bundle written to {}: {} ({} bytes, sha256 {}), metadata.json, submission.md",
+        out.display(),
+        written.zip.file,
+        written.zip.bytes,
+        written.zip.sha256
+    );
     Ok(())
 }

@@ -170,8 +170,9 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
             // The legacy FastAPI operation id, arguments as a JSON string with a string number.
             prediction("2d1b0c0ffee0-000000000001", 0,
                 json!([{"name": "get_branch_summary_v1_library_branch_summary_get",
-                        "arguments": "{\"branch_id\": \"8\"}"}]), "done"),
-            // No tool call, but the right answer: the deterministic answer match decides.
+                        "arguments": "{\"branch_id\": \"8\"}"}]), "473 loans"),
+            // No tool call, but the right answer: the answer match passes it, and the
+            // deterministic groundedness judge fails it (nothing supports it).
             prediction("2d1b0c0ffee0-000000000002", 0, json!([]), &late_fee_answer),
             prediction("not-in-the-ground-truth", 0, json!([]), ""),
             {"domain": "library", "output": []},
@@ -224,10 +225,24 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
         legacy["score"], 1.0,
         "legacy id and string arguments: {legacy:#}"
     );
+    assert_eq!(
+        legacy["decided_by"],
+        json!({"judge": "groundedness", "method": "deterministic"})
+    );
     let answered = report_sample(&report, "2", "2d1b0c0ffee0-000000000002");
-    assert_eq!(answered["score"], 1.0, "{answered:#}");
+    assert_eq!(answered["score"], 0.0, "{answered:#}");
     assert_eq!(answered["judges"]["exact_match"]["score"], 0.0);
     assert_eq!(answered["judges"]["answer"]["score"], 1.0);
+    assert_eq!(answered["judges"]["groundedness"]["score"], 0.0);
+    assert!(
+        answered["judges"]["groundedness"]["explanation"]
+            .as_str()
+            .unwrap()
+            .starts_with("No tool response supports the answer"),
+        "{answered:#}"
+    );
+    assert_eq!(answered["decided_by"]["judge"], "groundedness");
+    assert_eq!(report["settings"]["groundedness_judge"], "deterministic");
     let wrong_value = report_sample(&report, "2", "2d1b0c0ffee0-000000000003");
     assert_eq!(wrong_value["score"], 0.0);
     // The taxonomy compares the names as replayed, so the legacy id is the right tool.
@@ -237,7 +252,7 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
         c2["extra_prediction_uuids"],
         json!(["not-in-the-ground-truth"])
     );
-    assert!((c2["score"].as_f64().unwrap() - 200.0 / 3.0).abs() < 1e-9);
+    assert!((c2["score"].as_f64().unwrap() - 100.0 / 3.0).abs() < 1e-9);
 
     let mismatch = report_sample(&report, "3", "3d1b0c0ffee0-000000000001");
     assert_eq!(mismatch["error_stage"], "turn_mismatch");
@@ -263,12 +278,16 @@ fn wrong_and_malformed_predictions_are_scored_and_reported() {
         report["capabilities"]["3"]["missing_prediction_uuids"],
         json!(["3d1b0c0ffee0-000000000003"])
     );
-    // Breakdowns: every capability-2 sample has one hop (two correct, the third a wrong
-    // value); every capability-3 sample has two, none correct, each failing at its own stage.
+    // Breakdowns: every capability-2 sample has one hop (one correct, one ungrounded, the
+    // third a wrong value); every capability-3 sample has two, none correct, each failing at
+    // its own stage.
     assert_eq!(c2["by_hops"]["1"]["n_samples"], 3);
-    assert_eq!(c2["by_hops"]["1"]["n_correct"], 2);
+    assert_eq!(c2["by_hops"]["1"]["n_correct"], 1);
     assert_eq!(c2["by_hops"].as_object().unwrap().len(), 1);
-    assert_eq!(c2["errors"], json!({"argument_values": 1}));
+    assert_eq!(
+        c2["errors"],
+        json!({"argument_values": 1, "tool_selection": 1})
+    );
     let c3 = &report["capabilities"]["3"];
     assert_eq!(
         c3["by_hops"],
@@ -415,6 +434,71 @@ async fn llm_judges_through_an_openai_compatible_endpoint() {
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains(&format!("warning: {warning}")), "{stderr}");
+}
+
+/// With an LLM configured, `--groundedness deterministic` keeps the LLM's correctness verdict
+/// and grounds the answer in the prediction's responses: a right answer with no tool call
+/// fails, with one LLM call only. `--groundedness llm` needs an LLM.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_deterministic_groundedness_judge_can_be_chosen_with_an_llm() {
+    let root = demo_root(true);
+    let predictions = tempfile::tempdir().unwrap();
+    let gt = demo_ground_truth("capability_2_dashboard_apis", "library");
+    let uuid = "2d1b0c0ffee0-000000000002";
+    let late_fee_answer = gt[1]["output"][0]["answer"][0].as_str().unwrap().to_owned();
+    write_predictions(
+        predictions.path(),
+        "capability_2_dashboard_apis",
+        "library",
+        &json!([prediction(uuid, 0, json!([]), &late_fee_answer)]),
+    );
+    let (base, count) = judge_stand_in(r#"{"explanation": "matches", "score": 1}"#, 200).await;
+    let (root_path, preds) = (root.path().to_owned(), predictions.path().to_owned());
+    let (_, report) = tokio::task::spawn_blocking(move || {
+        run_eval(
+            &root_path,
+            &preds,
+            &[
+                "--capability",
+                "2",
+                "--domain",
+                "library",
+                "--judge-url",
+                &base,
+                "--groundedness",
+                "deterministic",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    let s = report_sample(&report, "2", uuid);
+    assert_eq!(s["judges"]["answer"]["explanation"], "matches");
+    assert_eq!(s["judges"]["groundedness"]["score"], 0.0, "{s:#}");
+    assert_eq!(
+        s["decided_by"],
+        json!({"judge": "groundedness", "method": "deterministic"})
+    );
+    assert_eq!(s["score"], 0.0);
+    assert_eq!(report["settings"]["answer_judge"], "llm");
+    assert_eq!(report["settings"]["groundedness_judge"], "deterministic");
+    assert_eq!(count.load(Ordering::SeqCst), 1, "the correctness call only");
+
+    let output = vakra()
+        .args(["eval", "--quiet", "--ground-truth"])
+        .arg(demo_split())
+        .arg("--predictions")
+        .arg(predictions.path())
+        .args(["--report", "/dev/null", "--groundedness", "llm"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("--groundedness llm needs an LLM judge (--judge-url)"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[test]
@@ -634,6 +718,163 @@ async fn the_html_report_renders_in_chromium() {
     );
 }
 
+/// The HTML report's sample explorer in headless Chromium: every filter shows what the report
+/// holds, a search finds one sample, and the story of a failing sample shows its verdict, the
+/// deciding judge, the error category, both sides' calls with their arguments and responses
+/// (differences marked) and both answers, as the report JSON has them.
+#[tokio::test]
+async fn a_failing_samples_story_is_shown_in_chromium() {
+    let Some((chromium, script)) = browser_tooling("report_samples.mjs") else {
+        return;
+    };
+    let root = demo_root(true);
+    let predictions = tempfile::tempdir().unwrap();
+    oracle_predictions(predictions.path());
+    let uuid = "3d1b0c0ffee0-000000000002";
+    // The right tools, one with arguments missing, and a wrong answer.
+    write_predictions(
+        predictions.path(),
+        "capability_3_multihop_reasoning",
+        "weather",
+        &json!([prediction(
+            uuid,
+            0,
+            json!([{"name": "get_elevation_extremes", "arguments": {}},
+                   {"name": "get_total_precipitation", "arguments": {"code": "BGO01"}}]),
+            "About 12 mm of rain <fell>."
+        )]),
+    );
+    let html = Path::new(env!("CARGO_TARGET_TMPDIR")).join("eval-samples.html");
+    let (root_path, preds, html_arg) = (
+        root.path().to_owned(),
+        predictions.path().to_owned(),
+        html.clone(),
+    );
+    let (_, report) = tokio::task::spawn_blocking(move || {
+        run_eval(&root_path, &preds, &["--html", html_arg.to_str().unwrap()])
+    })
+    .await
+    .unwrap();
+    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("eval-sample-story.png");
+    let page = run_browser_script(
+        &chromium,
+        &script,
+        &[html.as_os_str(), screenshot.as_os_str(), uuid.as_ref()],
+    )
+    .await;
+    assert_eq!(page["consoleErrors"], json!([]));
+    assert_eq!(page["requests"], json!([]), "one self-contained file");
+    // Every filter shows what the report holds.
+    let samples: Vec<(&String, &Value)> = report["capabilities"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(n, c)| c["samples"].as_array().unwrap().iter().map(move |s| (n, s)))
+        .collect();
+    assert_eq!(page["initial"]["rows"], samples.len());
+    let count = |f: &dyn Fn(&(&String, &Value)) -> bool| samples.iter().filter(|s| f(s)).count();
+    for (capability, rows) in page["byCapability"].as_object().unwrap() {
+        assert_eq!(
+            rows,
+            &json!(count(&|(n, _)| *n == capability)),
+            "{capability}"
+        );
+    }
+    assert_eq!(page["byCapability"].as_object().unwrap().len(), 4);
+    for (domain, rows) in page["byDomain"].as_object().unwrap() {
+        assert_eq!(
+            rows,
+            &json!(count(&|(_, s)| s["domain"] == domain.as_str()))
+        );
+    }
+    let stages = page["byStage"].as_object().unwrap();
+    assert!(!stages.is_empty());
+    for (stage, rows) in stages {
+        assert_eq!(
+            rows,
+            &json!(count(&|(_, s)| s["error_stage"] == stage.as_str()))
+        );
+    }
+    let failing: Vec<&Value> = samples
+        .iter()
+        .filter(|(_, s)| s["score"] == 0.0)
+        .map(|(_, s)| &s["uuid"])
+        .collect();
+    assert_eq!(page["failing"], json!(failing));
+    assert_eq!(page["search"], json!([uuid]));
+    // The story, against the report.
+    let s = report_sample(&report, "3", uuid);
+    let story = &page["story"];
+    assert_eq!(page["storyVisible"], true);
+    assert_eq!(story["verdict"], "fail");
+    assert_eq!(
+        story["decidedBy"],
+        format!(
+            "{} ({})",
+            s["decided_by"]["judge"].as_str().unwrap(),
+            s["decided_by"]["method"].as_str().unwrap()
+        )
+    );
+    assert_eq!(story["errorStage"], s["error_stage"]);
+    assert_eq!(s["error_stage"], "missing_arguments");
+    assert_eq!(story["query"], s["query"]);
+    assert_eq!(story["predAnswer"], "About 12 mm of rain <fell>.");
+    assert_eq!(story["predAnswer"], s["pred_answer"]);
+    assert_eq!(story["gtAnswer"], s["gt_answer"]);
+    let judges: Vec<(Value, f64, Value)> = ["policy", "exact_match", "answer", "groundedness"]
+        .iter()
+        .filter(|name| !s["judges"][**name].is_null())
+        .map(|name| {
+            let verdict = &s["judges"][*name];
+            (
+                json!(name),
+                verdict["score"].as_f64().unwrap(),
+                verdict["explanation"].clone(),
+            )
+        })
+        .collect();
+    let shown: Vec<(Value, f64, Value)> = story["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["name"].clone(),
+                j["score"].as_f64().unwrap(),
+                j["explanation"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(shown, judges);
+    let calls = story["calls"].as_array().unwrap();
+    let (gt_calls, pred_calls) = (
+        s["calls"]["ground_truth"].as_array().unwrap(),
+        s["calls"]["prediction"].as_array().unwrap(),
+    );
+    assert_eq!(calls.len(), 2);
+    for (i, shown) in calls.iter().enumerate() {
+        let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap();
+        assert_eq!(shown["gtCall"], gt_calls[i]["name"]);
+        assert_eq!(shown["gtArgs"], pretty(&gt_calls[i]["arguments"]));
+        assert_eq!(shown["predCall"], pred_calls[i]["name"]);
+        assert_eq!(shown["predArgs"], pretty(&pred_calls[i]["arguments"]));
+        assert_eq!(shown["gtResponse"], s["responses"]["ground_truth"][i]);
+        assert_eq!(shown["predResponse"], s["responses"]["prediction"][i]);
+    }
+    // The first call is the ground truth's, and so is its response; the second lacks arguments
+    // and its response is not the ground truth's.
+    assert_eq!(calls[0]["predDiffers"], false);
+    assert_eq!(calls[0]["gtFound"], true);
+    assert_eq!(calls[1]["predDiffers"], true);
+    assert_eq!(calls[1]["gtFound"], false);
+    assert_ne!(calls[1]["gtResponse"], calls[1]["predResponse"]);
+    let picture = std::fs::read(&screenshot).unwrap();
+    assert!(
+        picture.starts_with(b"\x89PNG") && picture.len() > 10_000,
+        "a screenshot of the story"
+    );
+}
+
 #[test]
 fn replay_over_http_against_vakra_serve() {
     let root = demo_root(true);
@@ -790,7 +1031,7 @@ fn an_exported_session_trace_is_scored() {
                 "--uuid",
                 "2d1b0c0ffee0-000000000002",
                 "--answer",
-                "see the tool",
+                "The member owes 11.6 in late fees.",
             ]),
     );
     let (_, report) = run_eval(
@@ -871,7 +1112,7 @@ fn legacy_operation_ids_are_translated_through_the_reference_map_file() {
             0,
             json!([{"name": legacy, "arguments": {"branch_id": 8}},
                    {"name": "get_late_fees_by_member", "arguments": {"member_id": "eight"}}]),
-            ""
+            "473 loans, 86 members"
         )]),
     );
     let dir = tempfile::tempdir().unwrap();
@@ -1024,7 +1265,7 @@ fn normalized_exact_match_leaves_generated_table_names_out() {
         predictions.path(),
         cap1,
         "library",
-        &json!([prediction(uuid, 0, calls, "")]),
+        &json!([prediction(uuid, 0, calls, "27.65")]),
     );
     let only = ["--capability", "1", "--domain", "library"];
     let (_, reference) = run_eval(root.path(), predictions.path(), &only);
@@ -1161,9 +1402,12 @@ done
     let samples = report["capabilities"]["2"]["samples"].as_array().unwrap();
     assert_eq!(samples.len(), 2);
     for s in samples {
-        // Both sides answer the same error text, which the reference's rule matches: the score
-        // stands as the reference gives it, and the report says why it means little.
-        assert_eq!(s["score"], 1.0, "{s:#}");
+        // Both sides answer the same error text, which the reference's exact-match rule
+        // matches; the report says why that means little, and the deterministic groundedness
+        // judge fails the answer: no tool response supports it.
+        assert_eq!(s["judges"]["exact_match"]["score"], 1.0, "{s:#}");
+        assert_eq!(s["judges"]["groundedness"]["score"], 0.0, "{s:#}");
+        assert_eq!(s["score"], 0.0, "{s:#}");
         let problems = s["problems"].as_array().unwrap();
         for side in ["prediction replay: get_", "ground-truth replay: get_"] {
             assert!(

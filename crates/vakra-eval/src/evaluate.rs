@@ -12,14 +12,14 @@ use vakra_chaining::LegacyTranslator;
 
 use crate::judges::exact::{self, ExactMode, Normalization};
 use crate::judges::llm::{self, LlmClient, Prompts};
-use crate::judges::{Verdict, answer, answer_text, policy};
+use crate::judges::{GroundednessMode, answer, answer_text, grounded, policy};
 use crate::records::{
     CAPABILITY_DIRS, Call, Problem, Record, Turn, capability_of_dir, domain_files, read_records,
 };
 use crate::replay::{CallIssue, Connector, ReplaySession};
 use crate::report::{
-    self, CapabilityReport, Judges, MULTI_SOURCE_WEIGHT, ReplayCounts, ReplaySummary, Report,
-    Responses, SampleReport, Settings, Timing,
+    self, CallReport, Calls, CapabilityReport, DecidedBy, Judges, MULTI_SOURCE_WEIGHT,
+    ReplayCounts, ReplaySummary, Report, Responses, SampleReport, Settings, Timing,
 };
 use crate::shard::Shard;
 use crate::taxonomy;
@@ -43,6 +43,8 @@ pub struct EvalConfig {
     pub policy_categories: BTreeMap<String, Vec<String>>,
     /// No LLM: the deterministic answer match decides instead.
     pub llm: Option<LlmClient>,
+    /// The groundedness judge; `Llm` without an LLM configured means the deterministic one.
+    pub groundedness: GroundednessMode,
     pub prompts: Prompts,
     /// Legacy operation id → tool name (the operation-id maps).
     pub legacy_operation_ids: HashMap<String, String>,
@@ -76,6 +78,9 @@ struct Sample {
 struct Replayed {
     calls: Vec<Vec<Call>>,
     responses: Vec<Vec<Value>>,
+    /// Capability 4: the retriever calls' live answers (documents with their ids and metadata,
+    /// as the agent saw them), per turn; the compared `responses` keep only the texts.
+    retrieved: Vec<Vec<String>>,
     problems: Vec<String>,
     counts: ReplayCounts,
 }
@@ -267,6 +272,7 @@ pub async fn run(config: EvalConfig) -> Report {
                 "deterministic"
             }
             .into(),
+            groundedness_judge: groundedness_mode(&config).as_str().into(),
             llm_model: config.llm.as_ref().map(|c| c.config().model.clone()),
             llm_base_url: config.llm.as_ref().map(|c| c.config().base_url.clone()),
             prompts: config.prompts.source.clone(),
@@ -392,11 +398,14 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
         pred_steps: 0,
         extra_steps: 0,
         judges: Judges::default(),
+        decided_by: None,
         error_stage: None,
+        query: gt_turn.query.clone(),
         pred_answer: String::new(),
         gt_answer: answer_text(&gt_turn.answer),
         problems: std::mem::take(&mut sample.problems),
         replay: ReplaySummary::default(),
+        calls: None,
         responses: None,
         trial: sample.trial,
     };
@@ -471,6 +480,19 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
     report.gt_steps = gt_calls.len();
     report.pred_steps = pred_calls.len();
     report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
+    let listed = |calls: &[Call]| -> Vec<CallReport> {
+        calls
+            .iter()
+            .map(|c| CallReport {
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+            })
+            .collect()
+    };
+    report.calls = Some(Calls {
+        ground_truth: listed(gt_calls),
+        prediction: listed(pred_calls),
+    });
     if config.include_responses {
         report.responses = Some(Responses {
             ground_truth: gt_responses.clone(),
@@ -488,6 +510,7 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
             &config.policy_categories,
         );
         if report.judges.policy.as_ref().is_some_and(|v| !v.passed()) {
+            report.decided_by = Some(decided_by("policy", "rule"));
             report.error_stage = Some("policy".into());
             return (report, judge_errors);
         }
@@ -504,16 +527,16 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
         Value::String(s) => s.clone(),
         other => answer_text(other),
     };
-    report.score = match &config.llm {
-        Some(client) => {
-            let query = gt_turn.query.clone();
-            let answer_ok = if exact_passed {
-                true
-            } else {
+    let query = &gt_turn.query;
+    let answer_ok = if exact_passed {
+        true
+    } else {
+        let verdict = match &config.llm {
+            Some(client) => {
                 let (verdict, error) = llm::correctness(
                     client,
                     &config.prompts,
-                    &query,
+                    query,
                     &report.gt_answer,
                     &pred_answer_text,
                 )
@@ -524,15 +547,29 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
                         .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[0]));
                     judge_errors.push(error);
                 }
-                let passed = verdict.passed();
-                report.judges.answer = Some(verdict);
-                passed
-            };
-            if answer_ok {
+                verdict
+            }
+            None => answer::judge(&gt_turn.answer, &pred_turn.answer),
+        };
+        let passed = verdict.passed();
+        report.judges.answer = Some(verdict);
+        passed
+    };
+    report.score = if !answer_ok {
+        let method = if config.llm.is_some() {
+            "llm"
+        } else {
+            "deterministic"
+        };
+        report.decided_by = Some(decided_by("answer", method));
+        0.0
+    } else {
+        let verdict = match (groundedness_mode(config), &config.llm) {
+            (GroundednessMode::Llm, Some(client)) => {
                 let (verdict, error) = llm::groundedness(
                     client,
                     &config.prompts,
-                    &query,
+                    query,
                     &pred_answer_text,
                     &pred_responses,
                 )
@@ -543,20 +580,23 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
                         .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[1]));
                     judge_errors.push(error);
                 }
-                let score = verdict.score;
-                report.judges.groundedness = Some(verdict);
-                score
-            } else {
-                0.0
+                verdict
             }
-        }
-        None if exact_passed => 1.0,
-        None => {
-            let verdict: Verdict = answer::judge(&gt_turn.answer, &pred_turn.answer);
-            let score = verdict.score;
-            report.judges.answer = Some(verdict);
-            score
-        }
+            _ => {
+                let mut support = pred_responses.clone();
+                if let Some(retrieved) = pred_replay.retrieved.get(pred_index) {
+                    support.extend(retrieved.iter().cloned().map(Value::String));
+                }
+                grounded::judge(query, &pred_turn.answer, &support)
+            }
+        };
+        report.decided_by = Some(decided_by(
+            "groundedness",
+            groundedness_mode(config).as_str(),
+        ));
+        let score = verdict.score;
+        report.judges.groundedness = Some(verdict);
+        score
     };
     if report.score != 1.0 {
         let strip = |calls: &[Call]| -> Vec<Call> {
@@ -570,6 +610,21 @@ async fn evaluate_sample(config: &EvalConfig, mut sample: Sample) -> (SampleRepo
             Some(taxonomy::error_stage(&strip(gt_calls), &strip(pred_calls)).to_owned());
     }
     (report, judge_errors)
+}
+
+/// The groundedness judge that runs: the LLM one only when an LLM is configured.
+fn groundedness_mode(config: &EvalConfig) -> GroundednessMode {
+    match (config.groundedness, &config.llm) {
+        (GroundednessMode::Llm, Some(_)) => GroundednessMode::Llm,
+        _ => GroundednessMode::Deterministic,
+    }
+}
+
+fn decided_by(judge: &str, method: &str) -> DecidedBy {
+    DecidedBy {
+        judge: judge.into(),
+        method: method.into(),
+    }
 }
 
 fn empty_turn() -> Turn {
@@ -596,6 +651,7 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
         return Replayed {
             calls: turns,
             responses,
+            retrieved: Vec::new(),
             problems: Vec::new(),
             counts: ReplayCounts::default(),
         };
@@ -606,6 +662,7 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
     let mut replayed = Replayed {
         calls: turns.clone(),
         responses: Vec::new(),
+        retrieved: Vec::new(),
         problems: Vec::new(),
         counts: ReplayCounts {
             calls: turns.iter().map(Vec::len).sum(),
@@ -634,6 +691,7 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
     let mut translator = LegacyTranslator::new(sample.gt.uuid.clone());
     for (index, calls) in turns.iter().enumerate() {
         let mut responses = Vec::with_capacity(calls.len());
+        let mut retrieved = Vec::new();
         for (position, call) in calls.iter().enumerate() {
             let (name, arguments) =
                 live_call(config, &session, &translator, sample.capability, call);
@@ -672,13 +730,16 @@ async fn replay(config: &EvalConfig, sample: &Sample, record: &Record, is_gt: bo
                     .turns
                     .get(index)
                     .and_then(|t| t.stored_responses.get(position));
-                retriever_texts(is_gt, stored, &response.text, &mut replayed.problems)
+                let texts = retriever_texts(is_gt, stored, &response.text, &mut replayed.problems);
+                retrieved.push(response.text);
+                texts
             } else {
                 Value::String(response.text)
             };
             responses.push(value);
         }
         replayed.responses.push(responses);
+        replayed.retrieved.push(retrieved);
     }
     session.close().await;
     replayed

@@ -5,16 +5,19 @@
 //! project's own in-process, or any server given as a command or URL — each in a fresh
 //! session, and the scored turn goes through the judges' waterfall ([`judges`]): the policy
 //! judge, exact match of the tool responses ([`judges::exact`], the reference's rule or a
-//! normalised one), then the LLM judges, or a deterministic answer match when no LLM is
-//! configured. Scores aggregate as published ([`report`]); [`render`] turns a report into
-//! Markdown and HTML, [`shard`] splits a run over machines and [`merge`] joins the
-//! shards' reports, and [`validate`] checks prediction files as the reference's
-//! `validate_output.py` does.
+//! normalised one), then the LLM judges, or a deterministic answer match and groundedness
+//! judge when no LLM is configured. Scores aggregate as published ([`report`]), with pass^k
+//! and token costs of repeated trials ([`trials`]); [`render`] turns a report into Markdown
+//! and HTML, [`diff`] compares two runs, [`shard`] splits a run over machines and [`merge`]
+//! joins the shards' reports, [`validate`] checks prediction files as the reference's
+//! `validate_output.py` does, and [`bundle`] writes the leaderboard submission.
 //!
 //! Unlike the reference, nothing in the input stops a run: malformed files and records, turns
 //! that do not line up, unknown tools, server errors and timeouts are recorded in the report.
 
+pub mod bundle;
 pub mod coerce;
+pub mod diff;
 pub mod evaluate;
 pub mod judges;
 pub mod merge;

@@ -83,6 +83,8 @@ pub struct Settings {
     pub policy_judge: bool,
     /// `llm` or `deterministic` (no LLM configured).
     pub answer_judge: String,
+    /// `llm` or `deterministic` (no LLM configured, or `--groundedness deterministic`).
+    pub groundedness_judge: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llm_model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -235,7 +237,8 @@ pub(crate) fn warnings(
     if !llm_judge {
         warnings.push(
             "No LLM judge configured (--judge-url): answers were checked by the deterministic answer \
-             match and groundedness was not judged, so scores can differ from an LLM-judged run."
+             match and groundedness by the deterministic groundedness judge, so scores can differ \
+             from an LLM-judged run."
                 .to_owned(),
         );
     }
@@ -324,23 +327,48 @@ pub struct SampleReport {
     pub pred_steps: usize,
     pub extra_steps: usize,
     pub judges: Judges,
+    /// The judge whose verdict set the score; absent when no judge ran (no prediction, no
+    /// matching turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<DecidedBy>,
     /// The first stage that went wrong, for failed samples: `no_prediction`, `turn_mismatch`,
     /// `policy`, `tool_selection`, `missing_arguments`, `hallucinated_arguments`,
     /// `argument_values`, `final_answer`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_stage: Option<String>,
+    /// The ground truth's question of the scored turn.
+    #[serde(default)]
+    pub query: String,
     pub pred_answer: String,
     pub gt_answer: String,
     /// Replay trouble and record problems of this sample, one line each.
     pub problems: Vec<String>,
     /// This sample's replay counts (their sum is the report's `replay`).
     pub replay: ReplaySummary,
-    /// The scored turn's replayed responses, with `--include-responses`.
+    /// The scored turn's calls of both sides, when they were replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Calls>,
+    /// The scored turn's replayed responses, with `--include-responses` (or `--html`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub responses: Option<Responses>,
     /// The prediction's trial, when its record has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial: Option<u32>,
+}
+
+/// The scored turn's calls as replayed (legacy names translated, capability 1's `get_data`
+/// included, arguments as given), position by position with `responses`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Calls {
+    pub ground_truth: Vec<CallReport>,
+    pub prediction: Vec<CallReport>,
+}
+
+/// One tool call.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CallReport {
+    pub name: String,
+    pub arguments: serde_json::Value,
 }
 
 /// The tool responses the exact match compared.
@@ -358,6 +386,15 @@ pub struct Judges {
     /// The LLM correctness judge, or the deterministic answer match when no LLM is set.
     pub answer: Option<Verdict>,
     pub groundedness: Option<Verdict>,
+}
+
+/// The judge that decided a sample, and how it judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecidedBy {
+    /// `policy`, `answer` (correctness) or `groundedness`.
+    pub judge: String,
+    /// `rule` (the policy judge), `llm` or `deterministic`.
+    pub method: String,
 }
 
 /// How long the run took.

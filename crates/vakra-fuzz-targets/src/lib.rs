@@ -265,10 +265,11 @@ pub fn router_import(data: &[u8]) {
 
 /// The evaluator's readers of untrusted input: trace records (ground truth and predictions),
 /// the submission-format validator, the LLM judges' reply parsers, the policy reader, and the
-/// exact-match and answer judges on whatever values the records hold.
+/// exact-match, answer and deterministic groundedness judges on whatever values the records
+/// hold.
 pub fn eval_records(data: &[u8]) {
     use vakra_eval::judges::exact::{self, Normalization};
-    use vakra_eval::judges::{answer, answer_text, llm, policy};
+    use vakra_eval::judges::{answer, answer_text, grounded, llm, policy};
     use vakra_eval::{records, validate};
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -299,6 +300,7 @@ pub fn eval_records(data: &[u8]) {
                 let _ = exact::reference(&turn.stored_responses, &turn.stored_responses);
                 let _ = exact::normalized(&turn.stored_responses, &[], &Normalization::default());
                 let _ = answer::judge(&turn.answer, &turn.answer);
+                let _ = grounded::judge(&turn.query, &turn.answer, &turn.stored_responses);
             }
         }
     }
@@ -312,5 +314,7 @@ pub fn eval_records(data: &[u8]) {
         let _ = exact::reference(e, a);
         let _ = exact::normalized(e, a, &Normalization::default());
         let _ = answer::judge(expected, actual);
+        let _ = grounded::judge("", expected, e);
+        let _ = grounded::judge("", expected, a);
     }
 }

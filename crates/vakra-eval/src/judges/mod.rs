@@ -1,13 +1,48 @@
 //! The judges of the waterfall, one module each, in the order a turn meets them: the policy
-//! judge, exact match, then either the LLM judges (correctness, groundedness) or, with no LLM
-//! configured, the deterministic answer match.
+//! judge, exact match, then the answer's correctness (the LLM judge, or with no LLM configured
+//! the deterministic answer match) and its groundedness (the LLM judge, or the deterministic
+//! one: with no LLM configured, or when chosen).
 
 pub mod answer;
 pub mod exact;
+pub mod grounded;
 pub mod llm;
 pub mod policy;
 
 use serde_json::Value;
+
+/// Which groundedness judge runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GroundednessMode {
+    /// The LLM judge (needs an LLM configured).
+    Llm,
+    /// The deterministic judge ([`grounded`]).
+    Deterministic,
+}
+
+impl std::str::FromStr for GroundednessMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "llm" => Ok(GroundednessMode::Llm),
+            "deterministic" => Ok(GroundednessMode::Deterministic),
+            other => Err(format!(
+                "groundedness judge must be llm or deterministic; got {other:?}"
+            )),
+        }
+    }
+}
+
+impl GroundednessMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroundednessMode::Llm => "llm",
+            GroundednessMode::Deterministic => "deterministic",
+        }
+    }
+}
 
 /// One judge's verdict on a turn.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

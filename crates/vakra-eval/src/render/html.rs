@@ -1,16 +1,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::pct;
+use super::{esc, pct};
 use crate::report::{Breakdown, Report};
-
-/// Escapes text for HTML content and attribute values.
-fn esc(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// A horizontal bar chart of scores (0–100), one bar per row, as inline SVG.
 fn bar_chart(title: &str, rows: &[(String, f64)]) -> String {
@@ -57,13 +49,21 @@ fn table(title: &str, rows: &BTreeMap<String, Breakdown>) -> String {
     out
 }
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#1d2330;max-width:1100px}\
+pub(super) const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#1d2330;max-width:1100px}\
 h1{margin-bottom:.2rem}.headline{font-size:2.4rem;font-weight:700;color:#0b5cad}\
 table{border-collapse:collapse;margin:.6rem 0 1.4rem}th,td{border:1px solid #cfd6e2;padding:.3rem .7rem}\
 th{background:#eef2f8;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}\
 .chart text{font-size:13px;fill:#1d2330}.chart .chart-title{font-weight:600}.track{fill:#e8edf5}.bar{fill:#2f7ae5}\
 .warn{background:#fff6d6;border-left:4px solid #e0b100;padding:.5rem .8rem}\
-.sample-fail{color:#a11}.meta{color:#566}";
+.meta{color:#566}\
+.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;margin:.5rem 0}.filters input{width:16rem}\
+#sample-table{width:100%;font-size:.9rem}.sample-row{cursor:pointer}.sample-row:hover,.sample-row.open{background:#f3f6fb}\
+.sample-row.fail .verdict,.verdict-word.fail,tr.fail>td:nth-child(2){color:#a11;font-weight:600}\
+.sample-row.pass .verdict,.verdict-word.pass,tr.pass>td:nth-child(2){color:#17702f;font-weight:600}\
+.story>td{background:#fafbfd}.story pre{line-height:1.4;white-space:pre-wrap;word-break:break-word;margin:.2rem 0;max-height:18rem;overflow:auto}\
+.answers{display:grid;grid-template-columns:1fr 1fr;gap:1rem}.question{font-style:italic}\
+.calls{width:100%;table-layout:fixed}.calls td{vertical-align:top}.calls th:first-child{width:2rem}\
+.differs{background:#fff0f0}.missing{background:#fff0f0}.found{background:#effaf1}.mark{font-size:.8rem;color:#566}";
 
 /// The report as one self-contained HTML page.
 pub fn html(report: &Report) -> String {
@@ -80,12 +80,13 @@ pub fn html(report: &Report) -> String {
     let s = &report.settings;
     let _ = write!(
         out,
-        "<p class=meta>Replay {}, {} sessions; exact match {}; policy judge {}; answers judged {}; {} samples in {:.1} s.</p>",
+        "<p class=meta>Replay {}, {} sessions; exact match {}; policy judge {}; answers judged {}; groundedness judged {}; {} samples in {:.1} s.</p>",
         esc(&s.replay),
         esc(&s.sessions),
         s.exact_match,
         if s.policy_judge { "on" } else { "off" },
         esc(&s.answer_judge),
+        esc(&s.groundedness_judge),
         report.timing.samples,
         report.timing.seconds
     );
@@ -140,24 +141,9 @@ pub fn html(report: &Report) -> String {
             }
             out.push_str("</tbody></table>");
         }
-        let failed: Vec<_> = c.samples.iter().filter(|s| s.score != 1.0).collect();
-        if !failed.is_empty() {
-            out.push_str("<details><summary>Failed samples</summary><table><thead><tr><th>uuid</th><th>domain</th><th>stage</th><th>predicted answer</th><th>expected</th></tr></thead><tbody>");
-            for sample in failed {
-                let _ = write!(
-                    out,
-                    "<tr class=sample-fail><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    esc(&sample.uuid),
-                    esc(&sample.domain),
-                    esc(sample.error_stage.as_deref().unwrap_or("")),
-                    esc(&sample.pred_answer),
-                    esc(&sample.gt_answer)
-                );
-            }
-            out.push_str("</tbody></table></details>");
-        }
         out.push_str("</section>");
     }
+    out.push_str(&super::samples::explorer(report));
     if !report.problems.is_empty() {
         out.push_str("<h2>Problems</h2><ul>");
         for p in &report.problems {

@@ -32,12 +32,13 @@ pub fn markdown(report: &Report) -> String {
     let s = &report.settings;
     let _ = writeln!(
         out,
-        "\nReplay: {}, {} sessions; exact match: {}; policy judge: {}; answers: {}; {} samples in {:.1} s.\n",
+        "\nReplay: {}, {} sessions; exact match: {}; policy judge: {}; answers: {}; groundedness: {}; {} samples in {:.1} s.\n",
         s.replay,
         s.sessions,
         s.exact_match,
         if s.policy_judge { "on" } else { "off" },
         s.answer_judge,
+        s.groundedness_judge,
         report.timing.samples,
         report.timing.seconds
     );

@@ -1,13 +1,25 @@
-//! Reports for people: a Markdown summary and a self-contained HTML page with per-domain tables
-//! and bar charts (inline SVG, no scripts or network).
+//! Reports for people: a Markdown summary and a self-contained HTML page (no network) with
+//! per-domain tables, bar charts (inline SVG) and every sample's story (an embedded script);
+//! and the comparison of two runs as text and as an HTML page.
 
+mod diff;
 mod html;
 mod markdown;
+mod samples;
 
+pub use diff::{diff_html, diff_text};
 pub use html::html;
 pub use markdown::markdown;
 
 use crate::report::{ReplayCounts, Report};
+
+/// Escapes text for HTML content and attribute values.
+fn esc(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
 
 /// A score in percent with two decimals, as the leaderboard prints it.
 fn pct(score: f64) -> String {
