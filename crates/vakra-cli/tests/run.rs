@@ -696,11 +696,43 @@ fn a_run_killed_midway_resumes_without_losing_or_repeating_a_sample() {
         stdout.contains("0 samples run") && stdout.contains(&format!("{planned} already done")),
         "{stdout}"
     );
+    let rendered = tempfile::tempdir().unwrap();
+    let (html, markdown) = (rendered.path().join("r.html"), rendered.path().join("r.md"));
     let (eval_stdout, report) = run_eval(
         root.path(),
         out.path(),
-        &["--capability", "2", "--capability", "3"],
+        &[
+            "--capability",
+            "2",
+            "--capability",
+            "3",
+            "--price-in",
+            "1",
+            "--price-out",
+            "2",
+            "--html",
+            html.to_str().unwrap(),
+            "--markdown",
+            markdown.to_str().unwrap(),
+        ],
     );
+    assert!(
+        eval_stdout.contains("pass^k 1: 100.00, 2: 100.00, 3: 100.00"),
+        "{eval_stdout}"
+    );
+    let tokens = &report["tokens"];
+    let cost = (tokens["input_tokens"].as_f64().unwrap()
+        + 2.0 * tokens["output_tokens"].as_f64().unwrap())
+        / 1e6;
+    assert!((report["cost_usd"].as_f64().unwrap() - cost).abs() < 1e-9);
+    for page in [&html, &markdown] {
+        let text = std::fs::read_to_string(page).unwrap();
+        assert!(
+            text.contains("pass^k") && text.contains("Tokens:"),
+            "{}",
+            page.display()
+        );
+    }
     let trials = &report["capabilities"]["2"]["trials"];
     assert_eq!(trials["trials"], 3, "{eval_stdout}");
     assert_eq!(trials["pass_hat_k"]["3"], 100.0);

@@ -90,6 +90,13 @@ pub fn html(report: &Report) -> String {
         report.timing.samples,
         report.timing.seconds
     );
+    if let Some(tokens) = report.tokens {
+        let _ = write!(
+            out,
+            "<p class=meta id=tokens>{}</p>",
+            esc(&super::tokens_line(tokens, report.cost_usd))
+        );
+    }
     for warning in &report.warnings {
         let _ = write!(out, "<p class=warn>{}</p>", esc(warning));
     }
@@ -109,7 +116,7 @@ pub fn html(report: &Report) -> String {
             esc(&c.name),
             pct(c.score),
             c.n_correct,
-            c.n_samples
+            c.n_scored()
         );
         if c.score != c.unweighted_score {
             let _ = write!(out, "; unweighted {}", pct(c.unweighted_score));
@@ -119,6 +126,29 @@ pub fn html(report: &Report) -> String {
             "; {} predictions missing).</p>",
             c.missing_prediction_uuids.len()
         );
+        if let Some(trials) = &c.trials {
+            let _ = write!(
+                out,
+                "<table class=trials><thead><tr><th>k of {} trials</th><th>pass^k</th><th>pass@k</th></tr></thead><tbody>",
+                trials.trials
+            );
+            for (k, hat) in &trials.pass_hat_k {
+                let _ = write!(
+                    out,
+                    "<tr><td class=num>{k}</td><td class=num>{}</td><td class=num>{}</td></tr>",
+                    pct(*hat),
+                    pct(trials.pass_at_k[k])
+                );
+            }
+            out.push_str("</tbody></table>");
+        }
+        if let Some(tokens) = c.tokens {
+            let _ = write!(
+                out,
+                "<p class=meta>{}</p>",
+                esc(&super::tokens_line(tokens, c.cost_usd))
+            );
+        }
         let domains: Vec<(String, f64)> = c
             .domains
             .iter()
