@@ -8,7 +8,8 @@
 # and crates/vakra-bpo's listing and reference_goldens tests compare every tool listing and answer
 # with it. VAKRA_REQUIRE_REF=1 makes those tests fail, not skip, when an input is missing.
 #
-# Last, the evaluator's agreement test on the published sample traces.
+# Then the evaluator's agreement test on the published sample traces, and the reference's
+# validate_output.py on what `vakra run` writes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VAKRA_REF:?set VAKRA_REF to a checkout of IBM/vakra}"
@@ -42,3 +43,8 @@ VAKRA_REQUIRE_REF=1 VAKRA_BPO_GOLDENS=$goldens/bpo_goldens.json \
 # The evaluator: whole-pipeline exact-match verdicts on the published sample traces equal the
 # reference evaluator's recorded ones (crates/vakra-cli/tests/eval_agreement.rs).
 VAKRA_REQUIRE_REF=1 cargo test --release -p vakra-cli --test eval_agreement
+
+# The runner: the reference's validate_output.py accepts what `vakra run` writes
+# (crates/vakra-cli/tests/run.rs; its Python needs only pydantic, which the conformance venv has).
+VAKRA_REQUIRE_REF=1 VAKRA_PYTHON=$venv/bin/python cargo test --release -p vakra-cli --test run \
+  the_oracle_model_scores_100_on_every_capability_and_the_output_validates
