@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use regex::Regex;
 use serde_json::{Value, json};
+use vakra_chat::{ChatClient, ChatConfig, RetryPolicy};
 
 use super::{Verdict, normalize_text};
 use crate::judges::exact::response_text;
@@ -108,22 +109,29 @@ pub fn python_format(template: &str, fields: &[(&str, &str)]) -> String {
     out
 }
 
-/// A chat client for the judges (ureq with rustls: HTTPS to hosted endpoints works, and no TLS
-/// choice leaks into the MCP clients' HTTP stack).
+/// A chat client for the judges: one user message in, the reply's text out, through
+/// `vakra-chat` (its retries of 429, 5xx and transport failures, its bounded answers).
 #[derive(Clone)]
 pub struct LlmClient {
     config: LlmConfig,
-    agent: ureq::Agent,
+    chat: ChatClient,
 }
 
 impl LlmClient {
     pub fn new(config: LlmConfig) -> Result<Self, String> {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(config.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
-        Ok(Self { config, agent })
+        let chat = ChatClient::new(ChatConfig {
+            base_url: config.base_url.clone(),
+            model: config.model.clone(),
+            api_key: config.api_key.clone(),
+            temperature: Some(0.0),
+            request_timeout: config.timeout,
+            retry: RetryPolicy {
+                max_retries: config.retries,
+                ..RetryPolicy::default()
+            },
+            max_answer_bytes: 16 << 20,
+        });
+        Ok(Self { config, chat })
     }
 
     pub fn config(&self) -> &LlmConfig {
@@ -132,75 +140,16 @@ impl LlmClient {
 
     /// One user message in, the reply's text out.
     pub async fn complete(&self, prompt: &str) -> Result<String, String> {
-        let url = format!(
-            "{}/chat/completions",
-            self.config.base_url.trim_end_matches('/')
-        );
-        let body = json!({
-            "model": self.config.model,
-            "messages": [{"role": "user", "content": prompt}],
-            "temperature": 0,
-        })
-        .to_string();
-        let mut attempt = 0;
-        loop {
-            let (agent, url, body, key) = (
-                self.agent.clone(),
-                url.clone(),
-                body.clone(),
-                self.config.api_key.clone(),
-            );
-            let sent =
-                tokio::task::spawn_blocking(move || post(&agent, &url, &body, key.as_deref()))
-                    .await
-                    .map_err(|e| format!("the judge request stopped: {e}"))?;
-            let outcome = match sent {
-                Ok((200..=299, text)) => return reply_text(&text),
-                Ok((code @ (429 | 500..=599), _)) => Err(format!("HTTP {code}")),
-                Ok((code, text)) => {
-                    return Err(format!(
-                        "HTTP {code}: {}",
-                        text.chars().take(300).collect::<String>()
-                    ));
-                }
-                Err(e) => Err(e),
-            };
-            attempt += 1;
-            if attempt > self.config.retries {
-                return outcome;
-            }
-            tokio::time::sleep(Duration::from_millis(500 << attempt.min(5))).await;
-        }
+        let message = json!({"role": "user", "content": prompt});
+        let reply = self
+            .chat
+            .complete(std::slice::from_ref(&message), &[], None)
+            .await
+            .map_err(|e| e.to_string())?;
+        reply
+            .content
+            .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
     }
-}
-
-/// One blocking POST: the status and the body text.
-fn post(
-    agent: &ureq::Agent,
-    url: &str,
-    body: &str,
-    key: Option<&str>,
-) -> Result<(u16, String), String> {
-    let mut request = agent.post(url).header("content-type", "application/json");
-    if let Some(key) = key {
-        request = request.header("authorization", &format!("Bearer {key}"));
-    }
-    let mut response = request.send(body).map_err(|e| e.to_string())?;
-    let status = response.status().as_u16();
-    let text = response
-        .body_mut()
-        .read_to_string()
-        .map_err(|e| e.to_string())?;
-    Ok((status, text))
-}
-
-fn reply_text(body: &str) -> Result<String, String> {
-    let value: Value =
-        serde_json::from_str(body).map_err(|e| format!("the reply is not JSON: {e}"))?;
-    value["choices"][0]["message"]["content"]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
 }
 
 /// The correctness judge (spec §3.3): the verdict, and the judge's error when it failed (the
