@@ -3,7 +3,7 @@ CARGO ?= cargo
 export CARGO_INCREMENTAL ?= 0
 export CARGO_PROFILE_DEV_DEBUG ?= 0
 
-.PHONY: all build release demo test test-dense python-client browser nginx fmt lint bench demo-data catalogs docker conformance clean
+.PHONY: all build release demo test test-dense python-client browser nginx kubernetes-tools fmt lint bench demo-data catalogs docker conformance clean
 
 all: build
 
