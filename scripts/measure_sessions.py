@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
@@ -64,4 +65,6 @@ async def main():
     print(json.dumps(figures, indent=1))
 
 
+# The SDK logs each DELETE answered 202 (vakra, as rmcp, accepts it) as a failed termination.
+logging.disable(logging.WARNING)
 asyncio.run(main())
