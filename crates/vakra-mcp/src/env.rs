@@ -140,6 +140,9 @@ pub struct ServerOptions {
     pub session_idle: Duration,
     /// Where every session writes its trace (`docs/traces.md`); no traces when `None`.
     pub trace_dir: Option<PathBuf>,
+    /// MCP over HTTP: session ids are `<replica_name>.<uuid>` (plain uuids when `None`), so a
+    /// proxy can route a session's requests to the replica holding it.
+    pub replica_name: Option<String>,
     /// A tool result whose text is longer (bytes) is replaced by an error, so that one call
     /// cannot make the server build and send an unbounded answer.
     pub max_result_bytes: usize,

@@ -10,16 +10,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
 use indexmap::IndexMap;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use vakra_endpoint::RestBird;
 
-use crate::{Capability, EnvServer, ServerOptions, SessionSpec, Traced};
+use crate::{Capability, EnvServer, NamedSessions, ServerOptions, SessionSpec, Traced};
 
-type Service = StreamableHttpService<Traced, LocalSessionManager>;
+type Service = StreamableHttpService<Traced, NamedSessions>;
 
 /// Limits of the MCP HTTP transport.
 #[derive(Debug, Clone, Copy)]
@@ -245,8 +244,10 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
     }
     let server = EnvServer::build(spec, &state.options, Arc::clone(&state.bird))
         .map_err(|e| e.to_string())?;
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(state.options.session_idle);
+    let sessions = NamedSessions::new(
+        state.options.replica_name.as_deref(),
+        state.options.session_idle,
+    );
     let spec = spec.clone();
     let trace_dir = state.options.trace_dir.clone();
     let slots = Arc::clone(&state.slots);
@@ -296,6 +297,7 @@ mod tests {
             max_session_bytes: 1 << 30,
             session_idle: Duration::from_secs(600),
             trace_dir: None,
+            replica_name: None,
             max_result_bytes: 1 << 20,
             chaining_data: Default::default(),
             retriever: Default::default(),

@@ -20,6 +20,7 @@ mod combined;
 mod env;
 mod http;
 mod rest_tools;
+mod session_ids;
 mod texts;
 pub mod trace;
 pub mod validation;
@@ -30,6 +31,7 @@ pub use combined::CombinedServer;
 pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
 pub use http::{HttpLimits, McpDrain, http_router};
 pub use rest_tools::RestToolServer;
+pub use session_ids::{NamedSessions, check_replica_name};
 pub use trace::Traced;
 
 /// The protocol versions every server offers: up to 2025-11-25, what the reference's Python SDK
