@@ -195,6 +195,20 @@ fn the_manifests_render_validate_strictly_and_agree() {
         script.contains(&format!("--shard \"$JOB_COMPLETION_INDEX/{shards}\"")),
         "{script}"
     );
+    let run = find(&resources, "Job", "vakra-run");
+    assert_eq!(run["spec"]["completions"].as_u64(), Some(shards));
+    let run_script = run["spec"]["template"]["spec"]["containers"][0]["args"][0]
+        .as_str()
+        .unwrap();
+    assert!(
+        run_script.contains(&format!("--shard \"$JOB_COMPLETION_INDEX/{shards}\""))
+            && run_script.contains("--out \"/work/runs/shard-$JOB_COMPLETION_INDEX\""),
+        "{run_script}"
+    );
+    assert!(
+        script.contains("--predictions \"/work/runs/shard-$JOB_COMPLETION_INDEX\""),
+        "each eval shard scores its run shard: {script}"
+    );
     let merge = find(&resources, "Job", "vakra-eval-merge")["spec"]["template"]["spec"]
         ["containers"][0]["args"][0]
         .as_str()
