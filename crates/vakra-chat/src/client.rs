@@ -117,6 +117,7 @@ impl ChatClient {
         }
         let body = body.to_string();
         let mut attempt = 0;
+        let mut waited = Duration::ZERO;
         loop {
             let timeout = match deadline {
                 Some(d) => self
@@ -129,12 +130,16 @@ impl ChatClient {
                 return Err(ChatError::Timeout(self.config.request_timeout));
             }
             let (client, request) = (self.clone(), body.clone());
+            let sent = Instant::now();
             let outcome = tokio::task::spawn_blocking(move || client.post(&request, timeout))
                 .await
                 .unwrap_or_else(|e| Err(ChatError::Transport(format!("the request stopped: {e}"))));
+            waited += sent.elapsed();
             let (error, retry_after) = match outcome {
                 Ok(answer) if (200..300).contains(&answer.status) => {
-                    return Reply::parse(&answer.body).map_err(ChatError::BadReply);
+                    let mut reply = Reply::parse(&answer.body).map_err(ChatError::BadReply)?;
+                    reply.waited = waited;
+                    return Ok(reply);
                 }
                 Ok(answer) => (
                     ChatError::Status {
@@ -161,6 +166,7 @@ impl ChatClient {
             }
             tracing::debug!("model request failed ({error}); retrying in {wait:?}");
             tokio::time::sleep(wait).await;
+            waited += wait;
             attempt += 1;
         }
     }

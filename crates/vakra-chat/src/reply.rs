@@ -38,6 +38,9 @@ pub struct Reply {
     /// `reasoning`), kept for the trajectory.
     pub reasoning: Option<String>,
     pub usage: Usage,
+    /// Time spent waiting on the endpoint: the HTTP exchanges and the waits between retries
+    /// (building the request and reading the answer are not counted).
+    pub waited: std::time::Duration,
 }
 
 impl Reply {
@@ -73,6 +76,7 @@ impl Reply {
             tool_calls,
             reasoning: text("reasoning_content").or_else(|| text("reasoning")),
             usage,
+            waited: std::time::Duration::ZERO,
         })
     }
 

@@ -52,9 +52,10 @@ pub struct CallRecord {
 /// One model request and what followed from it.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Step {
-    /// Time waiting for the model (retries included).
+    /// Time waiting for the model's answers (retries and their waits included).
     pub model_ms: f64,
-    /// The runner's own time in this step: everything but the model and the tools.
+    /// The runner's own time in this step: everything but waiting for the model and the
+    /// tools (building the request, reading the answer, the loop's bookkeeping).
     pub runner_us: f64,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -125,11 +126,9 @@ pub async fn run_agent(
             break;
         }
         let step_start = Instant::now();
-        let asked = Instant::now();
         let reply = chat
             .complete(&messages, &functions, Some(limits.deadline))
             .await;
-        let model = asked.elapsed();
         let reply = match reply {
             Ok(reply) => reply,
             Err(vakra_chat::ChatError::Timeout(_)) if Instant::now() >= limits.deadline => {
@@ -141,6 +140,7 @@ pub async fn run_agent(
                 break;
             }
         };
+        let model = reply.waited;
         run.usage += reply.usage;
         messages.push(reply.to_message());
         if let Some(content) = &reply.content {
