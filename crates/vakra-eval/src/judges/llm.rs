@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use regex::Regex;
 use serde_json::{Value, json};
-use vakra_chat::{ChatClient, ChatConfig, RetryPolicy};
+use vakra_chat::{ChatClient, ChatConfig, ChatError, RetryPolicy};
 
 use super::{Verdict, normalize_text};
 use crate::judges::exact::response_text;
@@ -145,7 +145,14 @@ impl LlmClient {
             .chat
             .complete(std::slice::from_ref(&message), &[], None)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e {
+                // The report quotes the body only of answers that retrying cannot change.
+                ChatError::Status { status, .. } if status == 429 || status >= 500 => {
+                    format!("HTTP {status}")
+                }
+                ChatError::Status { status, body } => format!("HTTP {status}: {body}"),
+                other => other.to_string(),
+            })?;
         reply
             .content
             .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
