@@ -37,13 +37,21 @@ echo "== vakra run: demo split x $TRIALS trials, --jobs $JOBS, zero-latency stan
 (set -x; /usr/bin/time -f '%e s wall, %M KiB max RSS' "$VAKRA" run --quiet --input demo/tasks \
     --out "$work/run" --root "$work/root" --model-url "$url" --model stand-in \
     --trials "$TRIALS" --jobs "$JOBS")
-python3 - "$work/run/run.json" <<'PY'
+summary() {
+    python3 - "$1" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
 print(f"{s['ran']} samples ({s['succeeded']} succeeded) in {s['wall_s']:.2f} s: "
-      f"{s['ran'] / s['wall_s']:.0f} samples/s; runner's own time per model step: "
+      f"{s['ran'] / s['wall_s']:.0f} samples/s; runner's own time per model step "
+      f"(wall clock, so waits for a core count at high --jobs): "
       f"p50 {s['runner_step_p50_us']:.0f} us, p99 {s['runner_step_p99_us']:.0f} us")
 PY
+}
+summary "$work/run/run.json"
+echo "== the same at --jobs 1 (10 trials), where a step's wall clock is its own work"
+(set -x; "$VAKRA" run --quiet --input demo/tasks --out "$work/run1" --root "$work/root" \
+    --model-url "$url" --model stand-in --trials 10 --jobs 1 >/dev/null)
+summary "$work/run1/run.json"
 
 if [[ -n ${VAKRA_REF:-} && -n ${REF_PYTHON:-} ]]; then
     echo "== the reference runner ($VAKRA_REF) on the same 11 samples, same stand-in model"

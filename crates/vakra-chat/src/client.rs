@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::reply::{Reply, excerpt};
 
@@ -79,6 +79,17 @@ pub struct ChatClient {
     agent: ureq::Agent,
 }
 
+/// A Chat Completions request, written without copying the conversation.
+#[derive(serde::Serialize)]
+struct Request<'a> {
+    model: &'a str,
+    messages: &'a [Value],
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    tools: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+}
+
 /// One HTTP exchange's outcome: the status, `Retry-After` and the body.
 struct Answer {
     status: u16,
@@ -108,14 +119,14 @@ impl ChatClient {
         tools: &[Value],
         deadline: Option<Instant>,
     ) -> Result<Reply, ChatError> {
-        let mut body = json!({"model": self.config.model, "messages": messages});
-        if !tools.is_empty() {
-            body["tools"] = Value::Array(tools.to_vec());
-        }
-        if let Some(t) = self.config.temperature {
-            body["temperature"] = json!(t);
-        }
-        let body = body.to_string();
+        let body: std::sync::Arc<str> = serde_json::to_string(&Request {
+            model: &self.config.model,
+            messages,
+            tools,
+            temperature: self.config.temperature,
+        })
+        .map_err(|e| ChatError::BadReply(format!("the request cannot be written: {e}")))?
+        .into();
         let mut attempt = 0;
         let mut waited = Duration::ZERO;
         loop {
@@ -129,7 +140,7 @@ impl ChatClient {
             if timeout.is_zero() {
                 return Err(ChatError::Timeout(self.config.request_timeout));
             }
-            let (client, request) = (self.clone(), body.clone());
+            let (client, request) = (self.clone(), std::sync::Arc::clone(&body));
             let sent = Instant::now();
             let outcome = tokio::task::spawn_blocking(move || client.post(&request, timeout))
                 .await
