@@ -8,6 +8,7 @@ mod import;
 mod index;
 mod mcp;
 mod serve;
+mod serve_guard;
 mod tools;
 mod trace;
 mod validate;
@@ -66,6 +67,10 @@ struct DataArgs {
     /// Per-statement SQL time limit in seconds.
     #[arg(long, default_value = "30", value_parser = parse_seconds, allow_negative_numbers = true)]
     sql_time_limit: Duration,
+    /// Per-tool-call time limit in seconds (its wait behind the session's earlier calls
+    /// included); a call still running is stopped and answered with an error.
+    #[arg(long, default_value = "30", value_parser = parse_seconds, allow_negative_numbers = true)]
+    call_time_limit: Duration,
     /// Capability 1's server class: router (the benchmark's), slot_filling or selection.
     #[arg(
         long = "server-type",
@@ -182,6 +187,7 @@ impl DataArgs {
                 .unwrap_or_else(|_| "http://localhost:8000".into()),
             server_name: std::env::var("MCP_SERVER_NAME").ok(),
             sql_time_limit: self.sql_time_limit,
+            call_time_limit: self.call_time_limit,
             chaining_mode: self.server_type.parse()?,
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),

@@ -292,6 +292,7 @@ mod tests {
             combined_rest_base_url: "http://localhost:8000".into(),
             server_name: None,
             sql_time_limit: Duration::from_secs(5),
+            call_time_limit: Duration::from_secs(30),
             chaining_mode: Default::default(),
             max_session_bytes: 1 << 30,
             session_idle: Duration::from_secs(600),

@@ -15,6 +15,7 @@
 //! put it on a transport, wrapped in [`Traced`] to record session traces ([`trace`]).
 
 mod bpo_tools;
+mod calls;
 mod chaining_tools;
 mod combined;
 mod env;
