@@ -156,7 +156,7 @@ fn refuse(guard: &BodyGuard, refusal: Refusal) -> Response {
         ),
     };
     if status != StatusCode::PAYLOAD_TOO_LARGE {
-        guard.refusals.warn(&message);
+        let _ = guard.refusals.warn(&message);
     }
     let mut response = (status, axum::Json(serde_json::json!({"error": message}))).into_response();
     response.headers_mut().insert(
@@ -186,7 +186,9 @@ impl Throttled {
         }
     }
 
-    pub fn warn(&self, message: &str) {
+    /// Logs `message` unless a line was logged less than the interval ago; returns whether
+    /// it was logged.
+    pub fn warn(&self, message: &str) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         if state
@@ -194,7 +196,7 @@ impl Throttled {
             .is_some_and(|last| now.duration_since(last) < LOG_INTERVAL)
         {
             state.1 += 1;
-            return;
+            return false;
         }
         let skipped = std::mem::take(&mut state.1);
         state.0 = Some(now);
@@ -204,6 +206,7 @@ impl Throttled {
         } else {
             tracing::warn!("{message}");
         }
+        true
     }
 }
 
@@ -251,7 +254,7 @@ impl Connections {
             "too many connections: this server keeps at most {} open at once (--max-connections); retry shortly",
             self.max
         );
-        self.refusals.warn(&message);
+        let _ = self.refusals.warn(&message);
         let body = serde_json::json!({"error": message}).to_string();
         let response = format!(
             "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
@@ -297,5 +300,17 @@ fn raise_descriptor_limit() -> u64 {
     #[cfg(not(unix))]
     {
         1024
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Throttled;
+
+    #[test]
+    fn repeated_warnings_are_logged_once_per_interval() {
+        let throttled = Throttled::new();
+        let logged = (0..1000).filter(|_| throttled.warn("refused")).count();
+        assert_eq!(logged, 1);
     }
 }
