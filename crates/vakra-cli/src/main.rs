@@ -6,6 +6,7 @@
 mod eval;
 mod import;
 mod index;
+mod logging;
 mod mcp;
 mod serve;
 mod serve_guard;
@@ -175,6 +176,27 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 impl DataArgs {
+    /// Refuses a folder that holds no data at all (no REST catalogs, capability-1 or BPO
+    /// files), typically a server started elsewhere than in a data root without `--root`.
+    fn require_data_root(&self) -> anyhow::Result<()> {
+        let root = DataRoot::new(&self.root);
+        let markers = [
+            root.path().join("openapi/domains.json"),
+            root.path().join("capability1"),
+            root.path().join("bpo"),
+        ];
+        anyhow::ensure!(
+            markers.iter().any(|m| m.exists()),
+            "{} is not a data root: it has no openapi/domains.json, capability1/ or bpo/. \
+             Start the server in a data root, or pass --root DIR (or set VAKRA_ROOT); \
+             `vakra import` makes one, and the repository itself is one with the demo domains",
+            std::path::absolute(&self.root)
+                .unwrap_or_else(|_| self.root.clone())
+                .display()
+        );
+        Ok(())
+    }
+
     fn options(&self) -> anyhow::Result<ServerOptions> {
         let root = DataRoot::new(&self.root);
         Ok(ServerOptions {
@@ -201,13 +223,7 @@ impl DataArgs {
 }
 
 fn init_logging(default_level: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+    logging::init(default_level);
 }
 
 fn main() -> anyhow::Result<()> {

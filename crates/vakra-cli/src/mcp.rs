@@ -19,6 +19,7 @@ pub struct McpArgs {
 
 pub fn run(args: McpArgs) -> anyhow::Result<()> {
     let capability: Capability = args.capability.parse()?;
+    args.data.require_data_root()?;
     let mut options = args.data.options()?;
     args.trace.apply(&mut options)?;
     let spec = SessionSpec::new(capability, &args.domain);

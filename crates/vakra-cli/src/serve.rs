@@ -48,6 +48,7 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     limit_malloc_arenas();
+    args.data.require_data_root()?;
     let mut options = args.data.options()?;
     args.trace.apply(&mut options)?;
     let bird = Arc::new(RestBird::load(

@@ -70,6 +70,8 @@ pub fn http_router(
 fn router(state: Arc<McpHttp>) -> Router {
     Router::new()
         .route("/mcp/{capability}/{domain}", any(handle))
+        // The same endpoint for clients that insist on a path ending in `/mcp` (MCP Inspector).
+        .route("/mcp/{capability}/{domain}/mcp", any(handle))
         .with_state(state)
 }
 
@@ -83,6 +85,7 @@ const IDLE_ENDPOINTS: usize = 64;
 /// its own and its session factory's: every session holds a clone).
 struct Endpoint {
     service: Service,
+    manager: Arc<LocalSessionManager>,
     sessions: Arc<()>,
 }
 
@@ -94,13 +97,17 @@ impl Endpoint {
 
 /// The endpoint of `spec`, built (on a blocking thread, outside the lock: a BPO or capability-1
 /// endpoint reads data files) when not cached.
-async fn endpoint(state: &Arc<McpHttp>, spec: SessionSpec) -> Result<Service, Response> {
+async fn endpoint(
+    state: &Arc<McpHttp>,
+    spec: SessionSpec,
+) -> Result<(Service, Arc<LocalSessionManager>), Response> {
     {
         let mut services = state.services.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(index) = services.get_index_of(&spec) {
             let last = services.len() - 1;
             services.move_index(index, last);
-            return Ok(services[last].service.clone());
+            let endpoint = &services[last];
+            return Ok((endpoint.service.clone(), Arc::clone(&endpoint.manager)));
         }
     }
     let building = Arc::clone(state);
@@ -116,14 +123,15 @@ async fn endpoint(state: &Arc<McpHttp>, spec: SessionSpec) -> Result<Service, Re
         .map_err(|message| problem(StatusCode::NOT_FOUND, message))?;
     let mut services = state.services.lock().unwrap_or_else(|e| e.into_inner());
     // Another request may have built the same endpoint meanwhile: the first one stays.
-    let service = services.entry(spec).or_insert(built).service.clone();
+    let endpoint = services.entry(spec).or_insert(built);
+    let found = (endpoint.service.clone(), Arc::clone(&endpoint.manager));
     while services.len() > IDLE_ENDPOINTS {
         let Some(oldest_idle) = services.values().position(|e| !e.has_sessions()) else {
             break;
         };
         services.shift_remove_index(oldest_idle);
     }
-    Ok(service)
+    Ok(found)
 }
 
 /// Ends the MCP sessions of a shutting-down server: open session streams would otherwise keep
@@ -197,10 +205,13 @@ async fn handle(
         Err(e) => return problem(StatusCode::NOT_FOUND, e.to_string()),
     };
     let spec = SessionSpec::new(capability, &domain);
-    let service = match endpoint(&state, spec).await {
-        Ok(service) => service,
+    let (service, manager) = match endpoint(&state, spec).await {
+        Ok(found) => found,
         Err(response) => return response,
     };
+    if request.method() == Method::DELETE {
+        return end_session(service, &manager, request).await;
+    }
     let is_post = request.method() == Method::POST;
     let opens_session = is_post && !request.headers().contains_key("mcp-session-id");
     if opens_session && state.slots.available_permits() == 0 {
@@ -228,6 +239,36 @@ async fn handle(
     }
 }
 
+/// `DELETE` of a session, answered as the Python SDK's server does (its clients accept only
+/// 200 and 204): 200 once the session is closed, 404 with a JSON-RPC error for an unknown one.
+async fn end_session(
+    service: Service,
+    manager: &LocalSessionManager,
+    request: Request<Body>,
+) -> Response {
+    use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
+    let id: Option<SessionId> = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(Into::into);
+    if let Some(id) = &id
+        && !manager.has_session(id).await.unwrap_or(false)
+    {
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": "server-error",
+            "error": {"code": -32600, "message": "Session not found"}});
+        return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
+    }
+    let mut response = match service.oneshot(request).await {
+        Ok(response) => response.map(Body::new),
+        Err(never) => match never {},
+    };
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
+}
+
 fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
     if spec.domains.is_empty() {
         return Err("a domain is required: /mcp/<capability>/<domain>".into());
@@ -247,6 +288,7 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
         .map_err(|e| e.to_string())?;
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(state.options.session_idle);
+    let manager = Arc::new(sessions);
     let spec = spec.clone();
     let trace_dir = state.options.trace_dir.clone();
     let slots = Arc::clone(&state.slots);
@@ -268,11 +310,12 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
                 trace_dir.as_deref(),
             ))
         },
-        Arc::new(sessions),
+        Arc::clone(&manager),
         config,
     );
     Ok(Endpoint {
         service,
+        manager,
         sessions: sessions_alive,
     })
 }
