@@ -14,7 +14,8 @@ use crate::DataArgs;
 #[derive(Args)]
 pub struct EvalArgs {
     /// Predictions: a folder of `capability_<n>_<name>/<domain>.json` (submission format, or
-    /// ground-truth output records).
+    /// ground-truth output records), or one file holding every record (as `vakra validate`
+    /// takes it).
     #[arg(long)]
     predictions: PathBuf,
     /// Ground truth: a split folder, `capability_<n>_<name>/{input,output}/<domain>.json`.
@@ -105,9 +106,22 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         "--ground-truth {}: not a folder",
         args.ground_truth.display()
     );
+    crate::predictions_file::warn_if_ground_truth(&args.predictions, &args.ground_truth);
+    // One combined file (as `vakra validate` takes) is laid out as folders first.
+    let combined = if args.predictions.is_file() {
+        Some(crate::predictions_file::lay_out(
+            &args.predictions,
+            &args.ground_truth,
+        )?)
+    } else {
+        None
+    };
+    let predictions = combined
+        .as_ref()
+        .map_or_else(|| args.predictions.clone(), |dir| dir.path().to_owned());
     anyhow::ensure!(
-        args.predictions.is_dir(),
-        "--predictions {}: not a folder",
+        predictions.is_dir(),
+        "--predictions {}: neither a folder nor a prediction file",
         args.predictions.display()
     );
     for capability in &args.capabilities {
@@ -155,7 +169,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     let config = EvalConfig {
         ground_truth: args.ground_truth.clone(),
-        predictions: args.predictions.clone(),
+        predictions,
         capabilities: args.capabilities.clone(),
         domains: args.domains.clone(),
         connector,

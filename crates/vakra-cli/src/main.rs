@@ -8,6 +8,7 @@ mod import;
 mod index;
 mod logging;
 mod mcp;
+mod predictions_file;
 mod serve;
 mod serve_guard;
 mod tools;
