@@ -252,3 +252,54 @@ fn the_mcp_inspector_cli_reaches_every_transport() {
     let text = called["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("count"), "{text}");
 }
+
+/// Counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct ListChanges(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl rmcp::ClientHandler for ListChanges {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The demo's `library` has universes of both toolsets: switching from SLOT-BIRD to SEL-BIRD
+/// is announced with `notifications/tools/list_changed`, over HTTP as over stdio.
+#[tokio::test]
+async fn a_demo_domain_switches_toolsets_with_list_changed() {
+    use rmcp::ServiceExt;
+    let server = demo_server();
+    let changes = ListChanges::default();
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(format!(
+        "{}/mcp/1/library",
+        server.base
+    ));
+    let client = changes.clone().serve(transport).await.unwrap();
+    let names = |tools: Vec<rmcp::model::Tool>| -> Vec<String> {
+        tools.into_iter().map(|t| t.name.to_string()).collect()
+    };
+    let slot = names(client.list_all_tools().await.unwrap());
+    assert!(slot.contains(&"filter_data".to_owned()), "{slot:?}");
+    let arguments = serde_json::json!({"tool_universe_id": "11b7a0c0ffee-000000000003"});
+    let request = rmcp::model::CallToolRequestParams::new("get_data")
+        .with_arguments(arguments.as_object().unwrap().clone());
+    let result = client.call_tool(request).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    for _ in 0..50 {
+        if changes.0.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(changes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let selection = names(client.list_all_tools().await.unwrap());
+    assert!(
+        selection.contains(&"select_data_equal_to".to_owned())
+            && !selection.contains(&"filter_data".to_owned()),
+        "{selection:?}"
+    );
+    client.cancel().await.unwrap();
+}
