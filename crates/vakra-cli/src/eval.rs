@@ -190,6 +190,9 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let report = runtime.block_on(vakra_eval::run(config));
+    // Calls the replay gave up on may still run on blocking threads: they must not hold the
+    // exit once the report is written.
+    runtime.shutdown_background();
     anyhow::ensure!(
         report.timing.samples > 0 || !report.capabilities.is_empty(),
         "no ground-truth samples under {} (expected capability_<n>_<name>/output/<domain>.json)",

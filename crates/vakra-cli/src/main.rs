@@ -177,9 +177,13 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 impl DataArgs {
-    /// Refuses a folder that holds no data at all (no REST catalogs, capability-1 or BPO
-    /// files), typically a server started elsewhere than in a data root without `--root`.
+    /// Refuses to start in the current folder (no `--root`) when it holds no data at all (no
+    /// REST catalogs, capability-1 or BPO files). A root given explicitly is checked by what
+    /// reads it, with errors naming the missing file.
     fn require_data_root(&self) -> anyhow::Result<()> {
+        if self.root != std::path::Path::new(".") {
+            return Ok(());
+        }
         let root = DataRoot::new(&self.root);
         let markers = [
             root.path().join("openapi/domains.json"),

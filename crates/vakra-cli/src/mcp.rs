@@ -28,6 +28,10 @@ pub fn run(args: McpArgs) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(vakra_mcp::serve_stdio(server, &spec, &options))?;
+    let served = runtime.block_on(vakra_mcp::serve_stdio(server, &spec, &options));
+    // Work of stopped calls still on blocking threads (a statement before it notices) and the
+    // stdin reader must not hold the exit once the client is gone.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    served?;
     Ok(())
 }

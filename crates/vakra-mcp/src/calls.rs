@@ -38,6 +38,8 @@ tokio::task_local! {
 pub(crate) struct SessionCalls {
     turn: Arc<Semaphore>,
     limit: Duration,
+    /// Cancelled when the session's client is gone (stdin closed): every call stops.
+    closed: CancellationToken,
 }
 
 impl SessionCalls {
@@ -46,7 +48,14 @@ impl SessionCalls {
         Self {
             turn: Arc::new(Semaphore::new(1)),
             limit,
+            closed: CancellationToken::new(),
         }
+    }
+
+    /// The same queue, whose calls also stop when `closed` is cancelled.
+    pub(crate) fn closed_by(mut self, closed: CancellationToken) -> Self {
+        self.closed = closed;
+        self
     }
 
     /// An empty queue with the same limit, for another session.
@@ -95,6 +104,9 @@ impl SessionCalls {
                 ]))),
             },
             () = cancelled.cancelled() => {
+                Err(ErrorData::internal_error("the request was cancelled", None))
+            }
+            () = self.closed.cancelled() => {
                 Err(ErrorData::internal_error("the request was cancelled", None))
             }
         }

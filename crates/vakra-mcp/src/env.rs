@@ -386,6 +386,12 @@ impl EnvServer {
         }
     }
 
+    /// The same server, whose calls stop when `closed` is cancelled (its client went away).
+    pub(crate) fn closed_by(mut self, closed: tokio_util::sync::CancellationToken) -> Self {
+        self.calls = self.calls.closed_by(closed);
+        self
+    }
+
     /// The same server holding `hold` for as long as the session lives.
     pub(crate) fn holding(mut self, hold: impl Send + Sync + 'static) -> Self {
         self.hold = Some(Arc::new(hold));

@@ -21,6 +21,7 @@ mod combined;
 mod env;
 mod http;
 mod rest_tools;
+mod stdio;
 mod texts;
 pub mod trace;
 pub mod validation;
@@ -60,8 +61,12 @@ pub async fn serve_stdio(
     options: &ServerOptions,
 ) -> Result<(), std::io::Error> {
     use rmcp::ServiceExt;
-    let running = Traced::new(server, spec, options.trace_dir.as_deref())
-        .serve(rmcp::transport::stdio())
+    // When the client closes stdin, calls in flight stop at once (their answers could not be
+    // read), so that the process exits without waiting for them.
+    let closed = tokio_util::sync::CancellationToken::new();
+    let stdin = stdio::UntilEof::new(tokio::io::stdin(), closed.clone());
+    let running = Traced::new(server.closed_by(closed), spec, options.trace_dir.as_deref())
+        .serve((stdin, tokio::io::stdout()))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
