@@ -51,7 +51,10 @@ fn mcp_exits_when_its_client_closes_stdin_mid_call() {
     }
     stdin.flush().unwrap();
     std::thread::sleep(Duration::from_millis(700));
-    assert!(child.try_wait().unwrap().is_none(), "exited before stdin closed");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "exited before stdin closed"
+    );
     drop(stdin);
     let took = wait_exit(&mut child, Duration::from_secs(20));
     assert!(took < EXIT_BOUND, "exited {took:?} after stdin closed");
@@ -72,12 +75,22 @@ fn eval_exits_once_its_report_is_written() {
     std::fs::write(output.join("slow.json"), record(10).to_string()).unwrap();
     let mine = predictions.path().join("capability_2_dashboard_apis");
     std::fs::create_dir_all(&mine).unwrap();
-    std::fs::write(mine.join("slow.json"), record(1_000_000_000_000).to_string()).unwrap();
+    std::fs::write(
+        mine.join("slow.json"),
+        record(1_000_000_000_000).to_string(),
+    )
+    .unwrap();
     let report = split.path().join("report.json");
     // In process: the prediction's statement runs on until the 30 s limit after the evaluator
     // stopped waiting for it at 1 s.
     let mut child = vakra()
-        .args(["eval", "--quiet", "--call-timeout-secs", "1", "--ground-truth"])
+        .args([
+            "eval",
+            "--quiet",
+            "--call-timeout-secs",
+            "1",
+            "--ground-truth",
+        ])
         .arg(split.path())
         .arg("--predictions")
         .arg(predictions.path())
@@ -92,9 +105,15 @@ fn eval_exits_once_its_report_is_written() {
     let started = Instant::now();
     while !report.exists() {
         assert!(started.elapsed() < Duration::from_secs(20), "no report");
-        assert!(child.try_wait().unwrap().is_none(), "exited without a report");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "exited without a report"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let took = wait_exit(&mut child, Duration::from_secs(40));
-    assert!(took < EXIT_BOUND, "exited {took:?} after writing its report");
+    assert!(
+        took < EXIT_BOUND,
+        "exited {took:?} after writing its report"
+    );
 }

@@ -176,3 +176,29 @@ async fn fuzzy_matching_a_huge_unknown_id_stalls_nobody() {
     );
     assert!(started.elapsed() < Duration::from_secs(LIMIT_SECS + 3));
 }
+
+/// Idle expiry never ends a session with a call in flight: with sessions idle after 1 s and a
+/// call of about 4 s (stopped at the time limit), the caller still gets its answer and the
+/// session lives on.
+#[tokio::test]
+async fn idle_expiry_waits_for_the_call_in_flight() {
+    let root = demo_root(false);
+    let limit = LIMIT_SECS.to_string();
+    let server = Server::start(&[
+        "--root",
+        root.path().to_str().unwrap(),
+        "--call-time-limit",
+        &limit,
+        "--session-idle-secs",
+        "1",
+    ]);
+    let (client, books) = many_books(&server, 2).await;
+    let pattern = "%".repeat(300_000);
+    let arguments =
+        json!({"data_label": books, "key_name": "title", "value": pattern, "condition": "like"});
+    let (text, is_error) = try_call(&client, "filter_data", arguments).await.unwrap();
+    assert!(is_error);
+    assert_eq!(text, TIME_LIMIT_TEXT);
+    let (text, is_error) = try_call(&client, "get_data", json!({})).await.unwrap();
+    assert!(!is_error, "{text}");
+}

@@ -287,7 +287,13 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
     let server = EnvServer::build(spec, &state.options, Arc::clone(&state.bird))
         .map_err(|e| e.to_string())?;
     let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(state.options.session_idle);
+    // A session is idle only between calls: a call ends within its time limit of arriving,
+    // so a session is never expired with a call in flight.
+    let idle = state
+        .options
+        .session_idle
+        .max(state.options.call_time_limit + Duration::from_secs(1));
+    sessions.session_config.keep_alive = Some(idle);
     let manager = Arc::new(sessions);
     let spec = spec.clone();
     let trace_dir = state.options.trace_dir.clone();
