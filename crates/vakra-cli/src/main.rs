@@ -144,6 +144,12 @@ struct TraceDirArg {
     /// Write one JSONL trace per MCP session into DIR (created if missing; see docs/traces.md).
     #[arg(long = "trace", value_name = "DIR")]
     trace: Option<PathBuf>,
+    /// The most call text one session's trace holds (bytes); later calls are not recorded.
+    #[arg(long = "trace-max-session-bytes", default_value_t = 64 << 20)]
+    trace_max_session_bytes: u64,
+    /// The most call text all traces of this process hold (bytes).
+    #[arg(long = "trace-max-total-bytes", default_value_t = 4 << 30)]
+    trace_max_total_bytes: u64,
 }
 
 impl TraceDirArg {
@@ -157,6 +163,10 @@ impl TraceDirArg {
                 )
             })?;
             options.trace_dir = Some(dir.clone());
+            options.trace_limits = vakra_mcp::TraceLimits::new(
+                self.trace_max_session_bytes,
+                self.trace_max_total_bytes,
+            );
         }
         Ok(())
     }
@@ -219,6 +229,7 @@ impl DataArgs {
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
             trace_dir: None,
+            trace_limits: Default::default(),
             max_result_bytes: self.max_result_bytes,
             chaining_data: Default::default(),
             retriever: self.search.options()?,

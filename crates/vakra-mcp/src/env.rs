@@ -144,6 +144,8 @@ pub struct ServerOptions {
     pub session_idle: Duration,
     /// Where every session writes its trace (`docs/traces.md`); no traces when `None`.
     pub trace_dir: Option<PathBuf>,
+    /// How much the traces of this process may hold.
+    pub trace_limits: crate::trace::TraceLimits,
     /// A tool result whose text is longer (bytes) is replaced by an error, so that one call
     /// cannot make the server build and send an unbounded answer.
     pub max_result_bytes: usize,

@@ -297,6 +297,7 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
     let manager = Arc::new(sessions);
     let spec = spec.clone();
     let trace_dir = state.options.trace_dir.clone();
+    let trace_limits = state.options.trace_limits.clone();
     let slots = Arc::clone(&state.slots);
     let max_sessions = state.limits.max_sessions;
     let sessions_alive = Arc::new(());
@@ -314,6 +315,7 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
                 server.new_session().holding((slot, Arc::clone(&alive))),
                 &spec,
                 trace_dir.as_deref(),
+                &trace_limits,
             ))
         },
         Arc::clone(&manager),
@@ -346,6 +348,7 @@ mod tests {
             max_session_bytes: 1 << 30,
             session_idle: Duration::from_secs(600),
             trace_dir: None,
+            trace_limits: Default::default(),
             max_result_bytes: 1 << 20,
             chaining_data: Default::default(),
             retriever: Default::default(),

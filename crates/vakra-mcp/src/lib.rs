@@ -32,7 +32,7 @@ pub use combined::CombinedServer;
 pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
 pub use http::{HttpLimits, McpDrain, http_router};
 pub use rest_tools::RestToolServer;
-pub use trace::Traced;
+pub use trace::{TraceLimits, Traced};
 
 /// The protocol versions every server offers: up to 2025-11-25, what the reference's Python SDK
 /// speaks. 2026-07-28 serves each HTTP request statelessly, which would lose per-session state
@@ -65,7 +65,13 @@ pub async fn serve_stdio(
     // read), so that the process exits without waiting for them.
     let closed = tokio_util::sync::CancellationToken::new();
     let stdin = stdio::UntilEof::new(tokio::io::stdin(), closed.clone());
-    let running = Traced::new(server.closed_by(closed), spec, options.trace_dir.as_deref())
+    let traced = Traced::new(
+        server.closed_by(closed),
+        spec,
+        options.trace_dir.as_deref(),
+        &options.trace_limits,
+    );
+    let running = traced
         .serve((stdin, tokio::io::stdout()))
         .await
         .map_err(std::io::Error::other)?;
