@@ -303,3 +303,22 @@ async fn a_demo_domain_switches_toolsets_with_list_changed() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A body that is not JSON, or JSON that is not JSON-RPC, is answered as the Python SDK does:
+/// 400 with a JSON-RPC parse (-32700) or validation (-32602) error.
+#[test]
+fn malformed_json_rpc_is_answered_as_the_sdk_does() {
+    let server = demo_server();
+    for (body, code) in [
+        (r#"{"jsonrpc":"2.0","id":1,"#, -32700),
+        (r#"{"foo":1}"#, -32602),
+    ] {
+        let (status, text) = raw_post(&server.base, "/mcp/2/library", body);
+        assert_eq!(status, 400, "{text}");
+        let json = &text[text.find("{\"").unwrap()..];
+        let answer: serde_json::Value = serde_json::from_str(json.lines().next().unwrap())
+            .unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(answer["id"], "server-error", "{text}");
+        assert_eq!(answer["error"]["code"], code, "{text}");
+    }
+}

@@ -184,6 +184,22 @@ impl Drop for InFlightGuard {
     }
 }
 
+/// The Python SDK's answer to a JSON body it cannot use: 400 with a JSON-RPC error, a parse
+/// error (-32700) for text that is not JSON, a validation error (-32602) for JSON that is not a
+/// JSON-RPC message (rmcp answers both with 415).
+fn malformed(json_error: Option<serde_json::Error>) -> Response {
+    let (code, message) = match json_error {
+        Some(e) => (-32700, format!("Parse error: {e}")),
+        None => (
+            -32602,
+            "Validation error: the body is not a JSON-RPC message".to_owned(),
+        ),
+    };
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": "server-error",
+        "error": {"code": code, "message": message}});
+    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+}
+
 fn problem(status: StatusCode, message: String) -> Response {
     (status, axum::Json(serde_json::json!({"error": message}))).into_response()
 }
@@ -221,10 +237,29 @@ async fn handle(
         );
     }
     let guard = is_post.then(|| state.in_flight.enter());
+    // The body is read here (it is bounded before it reaches this handler) to tell, as the
+    // Python SDK does, a body that is not JSON from one that is not JSON-RPC.
+    let says_json = request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"));
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, state.limits.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(e) => return problem(StatusCode::BAD_REQUEST, format!("the request body: {e}")),
+    };
+    let json_error = is_post
+        .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).err())
+        .flatten();
+    let request = Request::from_parts(parts, Body::from(bytes));
     let response = match service.oneshot(request).await {
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},
     };
+    if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE && is_post && says_json {
+        return malformed(json_error);
+    }
     match guard {
         // The answer of a call is streamed: the request is in flight until its body is sent.
         Some(guard) => {
