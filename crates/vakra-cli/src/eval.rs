@@ -42,7 +42,8 @@ pub fn main(cli: EvalCli) -> anyhow::Result<()> {
 #[derive(Args)]
 pub struct EvalArgs {
     /// Predictions: a folder of `capability_<n>_<name>/<domain>.json` (submission format, or
-    /// ground-truth output records).
+    /// ground-truth output records), or one file holding every record (as `vakra validate`
+    /// takes it).
     #[arg(long, required = true)]
     predictions: Option<PathBuf>,
     /// Ground truth: a split folder, `capability_<n>_<name>/{input,output}/<domain>.json`.
@@ -139,7 +140,7 @@ pub struct EvalArgs {
 
 fn run(args: EvalArgs) -> anyhow::Result<()> {
     // Required by clap unless a subcommand is given.
-    let (Some(ground_truth), Some(predictions), Some(report_path)) =
+    let (Some(ground_truth), Some(given_predictions), Some(report_path)) =
         (&args.ground_truth, &args.predictions, &args.report)
     else {
         anyhow::bail!("--ground-truth, --predictions and --report are required");
@@ -149,10 +150,23 @@ fn run(args: EvalArgs) -> anyhow::Result<()> {
         "--ground-truth {}: not a folder",
         ground_truth.display()
     );
+    crate::predictions_file::warn_if_ground_truth(given_predictions, ground_truth);
+    // One combined file (as `vakra validate` takes) is laid out as folders first.
+    let combined = if given_predictions.is_file() {
+        Some(crate::predictions_file::lay_out(
+            given_predictions,
+            ground_truth,
+        )?)
+    } else {
+        None
+    };
+    let predictions = combined
+        .as_ref()
+        .map_or_else(|| given_predictions.clone(), |dir| dir.path().to_owned());
     anyhow::ensure!(
         predictions.is_dir(),
-        "--predictions {}: not a folder",
-        predictions.display()
+        "--predictions {}: neither a folder nor a prediction file",
+        given_predictions.display()
     );
     for capability in &args.capabilities {
         anyhow::ensure!(
@@ -196,7 +210,7 @@ fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     let config = EvalConfig {
         ground_truth: ground_truth.clone(),
-        predictions: predictions.clone(),
+        predictions,
         capabilities: args.capabilities.clone(),
         domains: args.domains.clone(),
         connector,
@@ -221,6 +235,9 @@ fn run(args: EvalArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let report = runtime.block_on(vakra_eval::run(config));
+    // Calls the replay gave up on may still run on blocking threads: they must not hold the
+    // exit once the report is written.
+    runtime.shutdown_background();
     anyhow::ensure!(
         report.timing.samples > 0 || !report.capabilities.is_empty(),
         "no ground-truth samples under {} (expected capability_<n>_<name>/output/<domain>.json)",

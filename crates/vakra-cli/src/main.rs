@@ -9,9 +9,12 @@ mod eval_diff;
 mod eval_merge;
 mod import;
 mod index;
+mod logging;
 mod mcp;
+mod predictions_file;
 mod run;
 mod serve;
+mod serve_guard;
 mod tools;
 mod trace;
 mod validate;
@@ -73,6 +76,10 @@ struct DataArgs {
     /// Per-statement SQL time limit in seconds.
     #[arg(long, default_value = "30", value_parser = parse_seconds, allow_negative_numbers = true)]
     sql_time_limit: Duration,
+    /// Per-tool-call time limit in seconds (its wait behind the session's earlier calls
+    /// included); a call still running is stopped and answered with an error.
+    #[arg(long, default_value = "30", value_parser = parse_seconds, allow_negative_numbers = true)]
+    call_time_limit: Duration,
     /// Capability 1's server class: router (the benchmark's), slot_filling or selection.
     #[arg(
         long = "server-type",
@@ -144,6 +151,12 @@ struct TraceDirArg {
     /// Write one JSONL trace per MCP session into DIR (created if missing; see docs/traces.md).
     #[arg(long = "trace", value_name = "DIR")]
     trace: Option<PathBuf>,
+    /// The most call text one session's trace holds (bytes); later calls are not recorded.
+    #[arg(long = "trace-max-session-bytes", default_value_t = 64 << 20)]
+    trace_max_session_bytes: u64,
+    /// The most call text all traces of this process hold (bytes).
+    #[arg(long = "trace-max-total-bytes", default_value_t = 4 << 30)]
+    trace_max_total_bytes: u64,
 }
 
 impl TraceDirArg {
@@ -157,6 +170,10 @@ impl TraceDirArg {
                 )
             })?;
             options.trace_dir = Some(dir.clone());
+            options.trace_limits = vakra_mcp::TraceLimits::new(
+                self.trace_max_session_bytes,
+                self.trace_max_total_bytes,
+            );
         }
         Ok(())
     }
@@ -177,6 +194,31 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 impl DataArgs {
+    /// Refuses to start in the current folder (no `--root`) when it holds no data at all (no
+    /// REST catalogs, capability-1 or BPO files). A root given explicitly is checked by what
+    /// reads it, with errors naming the missing file.
+    fn require_data_root(&self) -> anyhow::Result<()> {
+        if self.root != std::path::Path::new(".") {
+            return Ok(());
+        }
+        let root = DataRoot::new(&self.root);
+        let markers = [
+            root.path().join("openapi/domains.json"),
+            root.path().join("capability1"),
+            root.path().join("bpo"),
+        ];
+        anyhow::ensure!(
+            markers.iter().any(|m| m.exists()),
+            "{} is not a data root: it has no openapi/domains.json, capability1/ or bpo/. \
+             Start the server in a data root, or pass --root DIR (or set VAKRA_ROOT); \
+             `vakra import` makes one, and the repository itself is one with the demo domains",
+            std::path::absolute(&self.root)
+                .unwrap_or_else(|_| self.root.clone())
+                .display()
+        );
+        Ok(())
+    }
+
     fn options(&self) -> anyhow::Result<ServerOptions> {
         let root = DataRoot::new(&self.root);
         Ok(ServerOptions {
@@ -189,11 +231,13 @@ impl DataArgs {
                 .unwrap_or_else(|_| "http://localhost:8000".into()),
             server_name: std::env::var("MCP_SERVER_NAME").ok(),
             sql_time_limit: self.sql_time_limit,
+            call_time_limit: self.call_time_limit,
             chaining_mode: self.server_type.parse()?,
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
             trace_dir: None,
             replica_name: None,
+            trace_limits: Default::default(),
             max_result_bytes: self.max_result_bytes,
             chaining_data: Default::default(),
             retriever: self.search.options()?,
@@ -203,13 +247,7 @@ impl DataArgs {
 }
 
 fn init_logging(default_level: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+    logging::init(default_level);
 }
 
 fn main() -> anyhow::Result<()> {

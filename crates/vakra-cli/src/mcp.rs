@@ -19,6 +19,7 @@ pub struct McpArgs {
 
 pub fn run(args: McpArgs) -> anyhow::Result<()> {
     let capability: Capability = args.capability.parse()?;
+    args.data.require_data_root()?;
     let mut options = args.data.options()?;
     args.trace.apply(&mut options)?;
     let spec = SessionSpec::new(capability, &args.domain);
@@ -27,6 +28,10 @@ pub fn run(args: McpArgs) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(vakra_mcp::serve_stdio(server, &spec, &options))?;
+    let served = runtime.block_on(vakra_mcp::serve_stdio(server, &spec, &options));
+    // Work of stopped calls still on blocking threads (a statement before it notices) and the
+    // stdin reader must not hold the exit once the client is gone.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    served?;
     Ok(())
 }

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use vakra_endpoint::RestBird;
 
+use crate::serve_guard::{BodyGuard, Connections, guard_body};
 use crate::{DataArgs, TraceDirArg};
 
 #[derive(Args)]
@@ -27,6 +28,17 @@ pub struct ServeArgs {
     /// Largest request body accepted, in bytes (413 beyond).
     #[arg(long = "max-body-bytes", default_value_t = 4 << 20)]
     max_body_bytes: usize,
+    /// Seconds a client may take to send a whole request body (408 beyond).
+    #[arg(long = "body-time-limit", default_value = "30", value_parser = crate::parse_seconds)]
+    body_time_limit: Duration,
+    /// Bytes of request bodies received at once over all connections; a body beyond it is
+    /// refused with 503 (default: 64 times --max-body-bytes).
+    #[arg(long = "max-body-bytes-in-flight")]
+    max_body_bytes_in_flight: Option<usize>,
+    /// Connections open at once; more are answered with 503 and closed (default: the
+    /// descriptor limit, raised to its maximum, less a reserve for the server's files).
+    #[arg(long = "max-connections")]
+    max_connections: Option<usize>,
     /// On SIGTERM or Ctrl-C, how long calls in flight may take to finish before the MCP
     /// sessions are closed anyway.
     #[arg(long = "shutdown-grace-secs", default_value_t = 30)]
@@ -41,6 +53,7 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     limit_malloc_arenas();
+    args.data.require_data_root()?;
     let mut options = args.data.options()?;
     args.trace.apply(&mut options)?;
     if let Some(name) = &args.replica_name {
@@ -68,7 +81,17 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .layer(axum::extract::DefaultBodyLimit::max(args.max_body_bytes))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(
             args.max_body_bytes,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(BodyGuard::new(
+                args.body_time_limit,
+                args.max_body_bytes,
+                args.max_body_bytes_in_flight
+                    .unwrap_or(args.max_body_bytes.saturating_mul(64)),
+            )),
+            guard_body,
         ));
+    let connections = Connections::new(args.max_connections);
     let grace = Duration::from_secs(args.shutdown_grace_secs);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .max_blocking_threads(args.sql_threads.max(1))
@@ -79,10 +102,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         // The first line on stdout says where to connect (useful with port 0).
         println!("listening on http://{}", listener.local_addr()?);
         tracing::info!(
-            "serving {} domains, {} endpoints on http://{addr} (ready in {:?}); MCP at /mcp/<capability>/<domain>; tools explorer at http://{addr}/explorer/",
+            "serving {} domains, {} endpoints on http://{addr} (ready in {:?}, at most {} connections); MCP at /mcp/<capability>/<domain>; tools explorer at http://{addr}/explorer/",
             bird.domains().len(),
             bird.endpoints().len(),
             started.elapsed(),
+            connections.max(),
             addr = listener.local_addr()?,
         );
         // On a signal: stop accepting, let the calls in flight finish, then close the MCP
@@ -99,7 +123,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 }
             });
         };
-        let serving = serve_http(listener, app, stopping);
+        let serving = serve_http(listener, app, connections, stopping);
         // A call that outlives the grace period (and the time to send the answers of the
         // others) would keep its connection, and the server, alive: it is cut off.
         let deadline = async move {
@@ -137,6 +161,7 @@ const HEAD_READ_TIMEOUT: Duration = Duration::from_secs(30);
 async fn serve_http(
     listener: tokio::net::TcpListener,
     app: axum::Router,
+    admission: Connections,
     stopping: impl std::future::Future<Output = ()>,
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
@@ -153,12 +178,16 @@ async fn serve_http(
                 Ok((stream, _)) => stream,
                 Err(e) => {
                     // Out of file descriptors and the like: wait instead of spinning.
-                    tracing::warn!("accepting a connection failed: {e}");
+                    admission.accept_failed(&e);
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
             () = &mut stopping => break,
+        };
+        let Some(place) = admission.admit() else {
+            admission.refuse(stream);
+            continue;
         };
         let service = TowerToHyperService::new(app.clone().map_request(
             |r: axum::extract::Request<hyper::body::Incoming>| r.map(axum::body::Body::new),
@@ -184,6 +213,7 @@ async fn serve_http(
                 }
             }
             drop(open);
+            drop(place);
         });
     }
     drop(listener);

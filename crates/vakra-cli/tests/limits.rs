@@ -93,7 +93,17 @@ fn raw_initialize(server: &Server, path: &str) -> (u16, String) {
 #[tokio::test]
 async fn sessions_are_capped_and_idle_ones_expire() {
     let root = demo_root(false);
-    let server = serve(&root, &["--max-sessions", "2", "--session-idle-secs", "1"]);
+    let server = serve(
+        &root,
+        &[
+            "--max-sessions",
+            "2",
+            "--session-idle-secs",
+            "1",
+            "--call-time-limit",
+            "0.5",
+        ],
+    );
     let first = http_session(&server, "2", "library").await;
     let second = http_session(&server, "1", "library").await;
     let (peek, _) = try_call(&second, "get_data", json!({})).await.unwrap();

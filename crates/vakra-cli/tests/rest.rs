@@ -110,6 +110,16 @@ async fn errors_look_like_fastapi() {
     );
     let (status, _, _) = get(&format!("{base}/v1/library/most_borrowed_books/?limit=2")).await;
     assert_eq!(status, 307, "a trailing slash redirects, as in Starlette");
+    // Starlette strips every trailing slash.
+    let (status, _, _) = get(&format!("{base}/v1/library/most_borrowed_books//?limit=2")).await;
+    assert_eq!(status, 307);
+    // FastAPI's GET routes refuse HEAD.
+    let (status, _, _) = request(
+        reqwest::Method::HEAD,
+        &format!("{base}/v1/library/most_borrowed_books"),
+    )
+    .await;
+    assert_eq!(status, 405);
 
     let (status, content_type, body) =
         get(&format!("{base}/v1/library/most_borrowed_books?limit=abc")).await;

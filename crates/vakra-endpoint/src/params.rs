@@ -132,7 +132,13 @@ fn parse_value(ty: ParamType, raw: &str) -> Result<PyValue, Rejection> {
 /// pydantic's lax `str` → `int`: surrounding whitespace is ignored, and a fractional part made
 /// only of zeros (`"12.0"`, `"12."`) is accepted.
 fn parse_int(raw: &str) -> Result<PyValue, Rejection> {
-    let text = raw.trim();
+    let Some(text) = without_digit_separators(raw.trim()) else {
+        return Err(Rejection::Invalid(
+            "int_parsing",
+            "Input should be a valid integer, unable to parse string as an integer",
+        ));
+    };
+    let text = text.as_str();
     if text.len() > MAX_INT_DIGITS {
         return Err(Rejection::Invalid(
             "int_parsing_size",
@@ -158,7 +164,22 @@ fn parse_int(raw: &str) -> Result<PyValue, Rejection> {
         .map_err(|_| Rejection::Overflow)
 }
 
+/// pydantic 2 reads `_` digit separators as Python does: each one between two digits
+/// (`1_000`, `1_0.5`, `1e1_0`); the text without them, or `None` for a misplaced one.
+fn without_digit_separators(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let placed = bytes.iter().enumerate().all(|(i, &b)| {
+        b != b'_'
+            || (i > 0
+                && bytes[i - 1].is_ascii_digit()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    });
+    placed.then(|| text.replace('_', ""))
+}
+
 fn parse_float(text: &str) -> Option<f64> {
+    let text = without_digit_separators(text)?;
+    let text = text.as_str();
     let lower = text.to_ascii_lowercase();
     let unsigned = lower.trim_start_matches(['+', '-']);
     let special = matches!(unsigned, "inf" | "infinity" | "nan");
@@ -219,7 +240,15 @@ mod tests {
                 "{raw}"
             );
         }
-        for raw in ["abc", "12.5", "1e+20", "", ".", "1_000", "0x10"] {
+        // pydantic 2 reads digit separators (`limit=1_0`).
+        for (raw, want) in [("1_0", 10), ("1_000", 1000), (" 2_5 ", 25)] {
+            assert_eq!(
+                parse_params(&p, &q(&[("n", raw)])),
+                Ok(vec![PyValue::Int(want)]),
+                "{raw}"
+            );
+        }
+        for raw in ["abc", "12.5", "1e+20", "", ".", "_1", "1_", "1__0", "0x10"] {
             let Err(ParamsError::Invalid(errors)) = parse_params(&p, &q(&[("n", raw)])) else {
                 panic!("{raw} accepted");
             };
@@ -243,6 +272,16 @@ mod tests {
             Ok(vec![PyValue::Float(1e-5)])
         );
         assert!(parse_params(&p, &q(&[("x", "twelve")])).is_err());
+        for (raw, want) in [("1_0.5", 10.5), ("1e1_0", 1e10)] {
+            assert_eq!(
+                parse_params(&p, &q(&[("x", raw)])),
+                Ok(vec![PyValue::Float(want)]),
+                "{raw}"
+            );
+        }
+        for raw in ["1_.5", "_1.5", "1e_10"] {
+            assert!(parse_params(&p, &q(&[("x", raw)])).is_err(), "{raw}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ fn error(index: usize, uuid: &str, location: &[String], message: &str) -> String
 
 /// The errors of one file; empty when it is valid.
 pub fn validate_file(path: &Path) -> Vec<String> {
-    match std::fs::read_to_string(path) {
+    match crate::records::read_text(path) {
         Ok(text) => validate_text(&text),
         Err(e) => vec![format!("Cannot read the file: {e}")],
     }
@@ -144,7 +144,7 @@ const NON_FINITE: &str = "\u{0}non-finite";
 /// Parses JSON as Python's `json.loads` does: `NaN`, `Infinity`, `-Infinity` and numbers
 /// beyond a double's range are accepted, each standing as a `{NON_FINITE: "nan"|"inf"|"-inf"}`
 /// object (see [`non_finite`]).
-fn python_json(text: &str) -> Result<Value, serde_json::Error> {
+fn python_json(text: &str) -> Result<Value, String> {
     let marker = |repr: &str| format!("{{\"\\u0000non-finite\":\"{repr}\"}}");
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -184,7 +184,7 @@ fn python_json(text: &str) -> Result<Value, serde_json::Error> {
         }
         rest = &rest[token.len()..];
     }
-    serde_json::from_str(&out)
+    crate::records::parse_json(&out)
 }
 
 /// Python's `str()` of a non-finite number read by [`python_json`]; `None` for other values.

@@ -29,6 +29,18 @@ impl ToolError {
     }
 }
 
+/// Fails when the server stopped the call running on this thread (its time limit passed or
+/// its client went away; see `vakra_interrupt`): loops whose length a client controls ask it
+/// once per row. The server answers a stopped call with its own text, not this one.
+pub(crate) fn interrupted() -> Result<(), ToolError> {
+    if vakra_interrupt::stopped() {
+        return Err(ToolError::new(
+            "the call was stopped (time limit or cancellation)",
+        ));
+    }
+    Ok(())
+}
+
 /// Loading a universe's table failed; the text is what the reference puts after
 /// `Error switching to universe: ` (or after `Input validation error: ` when
 /// `initialize_active_data` is called directly).

@@ -91,12 +91,23 @@ pub fn initialize_active_data(
     )
 }
 
-/// Whether `path`, with links and `..` resolved, lies under `root`.
+/// Whether `path`, with links and `..` resolved, lies under `root`, or is one of the root's
+/// own databases (`<root>/<domain>/<domain>.sqlite`) wherever the operator's links put it
+/// (`vakra import --dataset` links the dataset's database folders into the root).
 fn is_within(path: &Path, root: &Path) -> bool {
-    match (path.canonicalize(), root.canonicalize()) {
-        (Ok(path), Ok(root)) => path.starts_with(root),
-        _ => false,
+    let (Ok(path), Ok(canonical_root)) = (path.canonicalize(), root.canonicalize()) else {
+        return false;
+    };
+    if path.starts_with(&canonical_root) {
+        return true;
     }
+    let Some(domain) = path.file_stem() else {
+        return false;
+    };
+    let own = root
+        .join(domain)
+        .join(Path::new(domain).with_extension("sqlite"));
+    own.canonicalize().is_ok_and(|own| own == path)
 }
 
 fn missing_database(path: &str) -> FrameError {

@@ -359,6 +359,40 @@ fn direct_calls_read_only_under_the_allowed_root() {
     }
 }
 
+/// With database folders linked into the root (`vakra import --dataset`), the root's own
+/// database is reachable by its absolute path in the root; other files of the linked folder
+/// are not.
+#[test]
+fn linked_database_folders_serve_their_own_database() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let dataset = tempfile::tempdir().expect("tempdir");
+    common::build_db(dataset.path(), "edge", DB);
+    common::build_db(dataset.path(), "spare", DB);
+    std::fs::copy(
+        dataset.path().join("spare/spare.sqlite"),
+        dataset.path().join("edge/other.sqlite"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(dataset.path().join("edge"), root.path().join("edge")).unwrap();
+    let aliases = [("", "other", "other")];
+    let load = |path: &Path| {
+        initialize_active_data(
+            &args(&[], &aliases, &path.display().to_string()),
+            root.path(),
+            LIMITS,
+        )
+    };
+    assert!(load(&root.path().join("edge/edge.sqlite")).is_ok());
+    let other = root.path().join("edge/other.sqlite");
+    assert_eq!(
+        load(&other).unwrap_err().to_string(),
+        format!(
+            "failed, can't find database at location ({})",
+            other.display()
+        )
+    );
+}
+
 /// A table name that closes the reference's backticks and joins an endless recursive CTE.
 const ENDLESS_TABLE: &str = "other` JOIN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c) AS `q";
 

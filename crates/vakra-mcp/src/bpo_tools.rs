@@ -1,5 +1,7 @@
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use tokio::sync::Mutex;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -90,10 +92,13 @@ impl ServerHandler for BpoToolServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let output = {
-            let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
-            session.call(&request.name, request.arguments.unwrap_or_default())
-        };
+        let mut session = Arc::clone(&self.session).lock_owned().await;
+        let name = request.name.to_string();
+        let arguments = request.arguments.unwrap_or_default();
+        // Fuzzy matching an unknown id scores every candidate: off the async workers.
+        let output = crate::calls::blocking(move || session.call(&name, arguments))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         let structured = output.structured_content();
         let content: Vec<ContentBlock> = output.text.map(ContentBlock::text).into_iter().collect();
         let mut result = if output.is_error {

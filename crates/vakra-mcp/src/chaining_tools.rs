@@ -1,6 +1,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use tokio::sync::Mutex;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
@@ -80,9 +82,7 @@ impl ChainingToolServer {
 
     /// The tools a new session lists.
     pub fn tools(&self) -> Vec<Tool> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state
-            .session
+        Session::new(Arc::clone(&self.env))
             .list_tools()
             .into_iter()
             .map(to_tool)
@@ -109,7 +109,8 @@ impl ServerHandler for ChainingToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let tools = {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            // Waits (without a thread) for a call of this session in progress.
+            let mut state = self.state.lock().await;
             state.list()
         };
         Ok(ListToolsResult {
@@ -123,12 +124,11 @@ impl ServerHandler for ChainingToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let state = Arc::clone(&self.state);
+        let mut state = Arc::clone(&self.state).lock_owned().await;
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
-        // Loading a universe runs SQL and may take a while: off the async workers.
-        let (reply, changed) = tokio::task::spawn_blocking(move || {
-            let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        // Loading a universe runs SQL and tools may scan many rows: off the async workers.
+        let (reply, changed) = crate::calls::blocking(move || {
             let before = state.session.listing_generation();
             let reply = state.call(&name, arguments);
             let changed = state.session.listing_generation() != before;

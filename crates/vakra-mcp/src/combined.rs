@@ -63,7 +63,7 @@ impl CombinedServer {
             let retrievers = Arc::clone(&self.retrievers);
             let domains = self.domains.clone();
             let tool = name.to_owned();
-            let answer = tokio::task::spawn_blocking(move || {
+            let answer = crate::calls::blocking(move || {
                 let primaries: Vec<&str> = if domains.is_empty() {
                     vec![tool.strip_prefix("query_").unwrap_or(&tool)]
                 } else {

@@ -16,6 +16,7 @@ use vakra_endpoint::{LoadError, RestBird};
 use vakra_chaining::{ChainingEnv, ChainingOptions, ServerMode, ToolTexts, Universes};
 use vakra_retrieval::{RetrieverOptions, Retrievers};
 
+use crate::calls::SessionCalls;
 use crate::{BpoToolServer, ChainingToolServer, CombinedServer, RestToolServer, text_result};
 
 /// The benchmark's four capabilities; each has its own tool servers.
@@ -132,6 +133,9 @@ pub struct ServerOptions {
     pub server_name: Option<String>,
     /// Statements running longer are interrupted.
     pub sql_time_limit: Duration,
+    /// Tool calls running longer (their wait behind the session's earlier calls included) are
+    /// stopped and answered with an error (`--call-time-limit`).
+    pub call_time_limit: Duration,
     /// Capability 1's server class (the reference's `MCP_SERVER_TYPE`).
     pub chaining_mode: ServerMode,
     /// Capability 1: the most table data one session may hold.
@@ -143,6 +147,8 @@ pub struct ServerOptions {
     /// MCP over HTTP: session ids are `<replica_name>.<uuid>` (plain uuids when `None`), so a
     /// proxy can route a session's requests to the replica holding it.
     pub replica_name: Option<String>,
+    /// How much the traces of this process may hold.
+    pub trace_limits: crate::trace::TraceLimits,
     /// A tool result whose text is longer (bytes) is replaced by an error, so that one call
     /// cannot make the server build and send an unbounded answer.
     pub max_result_bytes: usize,
@@ -274,6 +280,8 @@ impl ServerOptions {
 pub struct EnvServer {
     kind: ServerKind,
     max_result_bytes: usize,
+    /// The session's queue of calls and their time limit.
+    calls: SessionCalls,
     /// What the session holds while it lives (its place under the HTTP server's session cap,
     /// and its endpoint's count of live sessions), let go when the last clone of the session's
     /// server is dropped (the session ended or expired).
@@ -359,6 +367,7 @@ impl EnvServer {
         Self {
             kind,
             max_result_bytes: options.max_result_bytes,
+            calls: SessionCalls::new(options.call_time_limit),
             hold: None,
         }
     }
@@ -377,8 +386,15 @@ impl EnvServer {
         EnvServer {
             kind,
             max_result_bytes: self.max_result_bytes,
+            calls: self.calls.for_new_session(),
             hold: None,
         }
+    }
+
+    /// The same server, whose calls stop when `closed` is cancelled (its client went away).
+    pub(crate) fn closed_by(mut self, closed: tokio_util::sync::CancellationToken) -> Self {
+        self.calls = self.calls.closed_by(closed);
+        self
     }
 
     /// The same server holding `hold` for as long as the session lives.
@@ -443,12 +459,16 @@ impl ServerHandler for EnvServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let response = match &self.kind {
-            ServerKind::Rest(s) => s.call_tool(request, context).await,
-            ServerKind::Bpo(s) => s.call_tool(request, context).await,
-            ServerKind::Combined(s) => s.call_tool(request, context).await,
-            ServerKind::Chaining(s) => s.call_tool(request, context).await,
-        }?;
+        let cancelled = context.ct.clone();
+        let call = async {
+            match &self.kind {
+                ServerKind::Rest(s) => s.call_tool(request, context).await,
+                ServerKind::Bpo(s) => s.call_tool(request, context).await,
+                ServerKind::Combined(s) => s.call_tool(request, context).await,
+                ServerKind::Chaining(s) => s.call_tool(request, context).await,
+            }
+        };
+        let response = self.calls.run(&cancelled, call).await?;
         Ok(capped(response, self.max_result_bytes))
     }
 }

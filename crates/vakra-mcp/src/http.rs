@@ -69,6 +69,8 @@ pub fn http_router(
 fn router(state: Arc<McpHttp>) -> Router {
     Router::new()
         .route("/mcp/{capability}/{domain}", any(handle))
+        // The same endpoint for clients that insist on a path ending in `/mcp` (MCP Inspector).
+        .route("/mcp/{capability}/{domain}/mcp", any(handle))
         .with_state(state)
 }
 
@@ -82,6 +84,7 @@ const IDLE_ENDPOINTS: usize = 64;
 /// its own and its session factory's: every session holds a clone).
 struct Endpoint {
     service: Service,
+    manager: Arc<NamedSessions>,
     sessions: Arc<()>,
 }
 
@@ -93,13 +96,17 @@ impl Endpoint {
 
 /// The endpoint of `spec`, built (on a blocking thread, outside the lock: a BPO or capability-1
 /// endpoint reads data files) when not cached.
-async fn endpoint(state: &Arc<McpHttp>, spec: SessionSpec) -> Result<Service, Response> {
+async fn endpoint(
+    state: &Arc<McpHttp>,
+    spec: SessionSpec,
+) -> Result<(Service, Arc<NamedSessions>), Response> {
     {
         let mut services = state.services.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(index) = services.get_index_of(&spec) {
             let last = services.len() - 1;
             services.move_index(index, last);
-            return Ok(services[last].service.clone());
+            let endpoint = &services[last];
+            return Ok((endpoint.service.clone(), Arc::clone(&endpoint.manager)));
         }
     }
     let building = Arc::clone(state);
@@ -115,14 +122,15 @@ async fn endpoint(state: &Arc<McpHttp>, spec: SessionSpec) -> Result<Service, Re
         .map_err(|message| problem(StatusCode::NOT_FOUND, message))?;
     let mut services = state.services.lock().unwrap_or_else(|e| e.into_inner());
     // Another request may have built the same endpoint meanwhile: the first one stays.
-    let service = services.entry(spec).or_insert(built).service.clone();
+    let endpoint = services.entry(spec).or_insert(built);
+    let found = (endpoint.service.clone(), Arc::clone(&endpoint.manager));
     while services.len() > IDLE_ENDPOINTS {
         let Some(oldest_idle) = services.values().position(|e| !e.has_sessions()) else {
             break;
         };
         services.shift_remove_index(oldest_idle);
     }
-    Ok(service)
+    Ok(found)
 }
 
 /// Ends the MCP sessions of a shutting-down server: open session streams would otherwise keep
@@ -175,6 +183,22 @@ impl Drop for InFlightGuard {
     }
 }
 
+/// The Python SDK's answer to a JSON body it cannot use: 400 with a JSON-RPC error, a parse
+/// error (-32700) for text that is not JSON, a validation error (-32602) for JSON that is not a
+/// JSON-RPC message (rmcp answers both with 415).
+fn malformed(json_error: Option<serde_json::Error>) -> Response {
+    let (code, message) = match json_error {
+        Some(e) => (-32700, format!("Parse error: {e}")),
+        None => (
+            -32602,
+            "Validation error: the body is not a JSON-RPC message".to_owned(),
+        ),
+    };
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": "server-error",
+        "error": {"code": code, "message": message}});
+    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+}
+
 fn problem(status: StatusCode, message: String) -> Response {
     (status, axum::Json(serde_json::json!({"error": message}))).into_response()
 }
@@ -196,10 +220,13 @@ async fn handle(
         Err(e) => return problem(StatusCode::NOT_FOUND, e.to_string()),
     };
     let spec = SessionSpec::new(capability, &domain);
-    let service = match endpoint(&state, spec).await {
-        Ok(service) => service,
+    let (service, manager) = match endpoint(&state, spec).await {
+        Ok(found) => found,
         Err(response) => return response,
     };
+    if request.method() == Method::DELETE {
+        return end_session(service, &manager, request).await;
+    }
     let is_post = request.method() == Method::POST;
     let opens_session = is_post && !request.headers().contains_key("mcp-session-id");
     if opens_session && state.slots.available_permits() == 0 {
@@ -209,10 +236,29 @@ async fn handle(
         );
     }
     let guard = is_post.then(|| state.in_flight.enter());
+    // The body is read here (it is bounded before it reaches this handler) to tell, as the
+    // Python SDK does, a body that is not JSON from one that is not JSON-RPC.
+    let says_json = request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"));
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, state.limits.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(e) => return problem(StatusCode::BAD_REQUEST, format!("the request body: {e}")),
+    };
+    let json_error = is_post
+        .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).err())
+        .flatten();
+    let request = Request::from_parts(parts, Body::from(bytes));
     let response = match service.oneshot(request).await {
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},
     };
+    if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE && is_post && says_json {
+        return malformed(json_error);
+    }
     match guard {
         // The answer of a call is streamed: the request is in flight until its body is sent.
         Some(guard) => {
@@ -225,6 +271,36 @@ async fn handle(
         }
         None => response,
     }
+}
+
+/// `DELETE` of a session, answered as the Python SDK's server does (its clients accept only
+/// 200 and 204): 200 once the session is closed, 404 with a JSON-RPC error for an unknown one.
+async fn end_session(
+    service: Service,
+    manager: &NamedSessions,
+    request: Request<Body>,
+) -> Response {
+    use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
+    let id: Option<SessionId> = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(Into::into);
+    if let Some(id) = &id
+        && !manager.has_session(id).await.unwrap_or(false)
+    {
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": "server-error",
+            "error": {"code": -32600, "message": "Session not found"}});
+        return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
+    }
+    let mut response = match service.oneshot(request).await {
+        Ok(response) => response.map(Body::new),
+        Err(never) => match never {},
+    };
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
 }
 
 fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
@@ -244,12 +320,19 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
     }
     let server = EnvServer::build(spec, &state.options, Arc::clone(&state.bird))
         .map_err(|e| e.to_string())?;
-    let sessions = NamedSessions::new(
+    // A session is idle only between calls: a call ends within its time limit of arriving,
+    // so a session is never expired with a call in flight.
+    let idle = state
+        .options
+        .session_idle
+        .max(state.options.call_time_limit + Duration::from_secs(1));
+    let manager = Arc::new(NamedSessions::new(
         state.options.replica_name.as_deref(),
-        state.options.session_idle,
-    );
+        idle,
+    ));
     let spec = spec.clone();
     let trace_dir = state.options.trace_dir.clone();
+    let trace_limits = state.options.trace_limits.clone();
     let slots = Arc::clone(&state.slots);
     let max_sessions = state.limits.max_sessions;
     let sessions_alive = Arc::new(());
@@ -267,13 +350,15 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
                 server.new_session().holding((slot, Arc::clone(&alive))),
                 &spec,
                 trace_dir.as_deref(),
+                &trace_limits,
             ))
         },
-        Arc::new(sessions),
+        Arc::clone(&manager),
         config,
     );
     Ok(Endpoint {
         service,
+        manager,
         sessions: sessions_alive,
     })
 }
@@ -293,11 +378,13 @@ mod tests {
             combined_rest_base_url: "http://localhost:8000".into(),
             server_name: None,
             sql_time_limit: Duration::from_secs(5),
+            call_time_limit: Duration::from_secs(30),
             chaining_mode: Default::default(),
             max_session_bytes: 1 << 30,
             session_idle: Duration::from_secs(600),
             trace_dir: None,
             replica_name: None,
+            trace_limits: Default::default(),
             max_result_bytes: 1 << 20,
             chaining_data: Default::default(),
             retriever: Default::default(),

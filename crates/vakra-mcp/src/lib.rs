@@ -15,12 +15,14 @@
 //! put it on a transport, wrapped in [`Traced`] to record session traces ([`trace`]).
 
 mod bpo_tools;
+mod calls;
 mod chaining_tools;
 mod combined;
 mod env;
 mod http;
 mod rest_tools;
 mod session_ids;
+mod stdio;
 mod texts;
 pub mod trace;
 pub mod validation;
@@ -32,7 +34,7 @@ pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
 pub use http::{HttpLimits, McpDrain, http_router};
 pub use rest_tools::RestToolServer;
 pub use session_ids::{NamedSessions, check_replica_name};
-pub use trace::Traced;
+pub use trace::{TraceLimits, Traced};
 
 /// The protocol versions every server offers: up to 2025-11-25, what the reference's Python SDK
 /// speaks. 2026-07-28 serves each HTTP request statelessly, which would lose per-session state
@@ -61,8 +63,18 @@ pub async fn serve_stdio(
     options: &ServerOptions,
 ) -> Result<(), std::io::Error> {
     use rmcp::ServiceExt;
-    let running = Traced::new(server, spec, options.trace_dir.as_deref())
-        .serve(rmcp::transport::stdio())
+    // When the client closes stdin, calls in flight stop at once (their answers could not be
+    // read), so that the process exits without waiting for them.
+    let closed = tokio_util::sync::CancellationToken::new();
+    let stdin = stdio::UntilEof::new(tokio::io::stdin(), closed.clone());
+    let traced = Traced::new(
+        server.closed_by(closed),
+        spec,
+        options.trace_dir.as_deref(),
+        &options.trace_limits,
+    );
+    let running = traced
+        .serve((stdin, tokio::io::stdout()))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;

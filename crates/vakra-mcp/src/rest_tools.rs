@@ -143,7 +143,7 @@ impl RestToolServer {
         let run = {
             let endpoint = Arc::clone(&endpoint);
             let query = query.clone();
-            tokio::task::spawn_blocking(move || bird.execute(&endpoint, &query))
+            crate::calls::blocking(move || bird.execute(&endpoint, &query))
         };
         let url = || texts::request_url(&inner.base_url, &endpoint.operation().path, &query);
         match run.await {

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -146,6 +147,42 @@ impl Trace {
     }
 }
 
+/// How much call text traces may hold: per session and over the whole process
+/// (`--trace-max-session-bytes`, `--trace-max-total-bytes`). A call line beyond either is not
+/// written (the trace ends there, and the log says so once per session).
+#[derive(Debug, Clone)]
+pub struct TraceLimits {
+    pub session_bytes: u64,
+    pub total_bytes: u64,
+    written: Arc<AtomicU64>,
+}
+
+impl TraceLimits {
+    pub fn new(session_bytes: u64, total_bytes: u64) -> Self {
+        Self {
+            session_bytes,
+            total_bytes,
+            written: Arc::default(),
+        }
+    }
+
+    /// Takes `n` bytes of the process's allowance, or refuses.
+    fn take_total(&self, n: u64) -> bool {
+        self.written
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| {
+                (w + n <= self.total_bytes).then_some(w + n)
+            })
+            .is_ok()
+    }
+}
+
+impl Default for TraceLimits {
+    /// 64 MiB per session, 4 GiB in all.
+    fn default() -> Self {
+        Self::new(64 << 20, 4 << 30)
+    }
+}
+
 /// An MCP session's server that records its tool calls when a trace directory is set.
 #[derive(Clone)]
 pub struct Traced {
@@ -156,16 +193,13 @@ pub struct Traced {
 impl Traced {
     /// Wraps the server of one session; with `dir`, the session's trace goes there (the file
     /// is created on the session's first notification or request, once its id is known).
-    pub fn new(server: EnvServer, spec: &SessionSpec, dir: Option<&Path>) -> Self {
-        let trace = dir.map(|dir| {
-            Arc::new(SessionTrace {
-                dir: dir.to_owned(),
-                capability: spec.capability.number(),
-                domains: spec.domains.clone(),
-                started_at: Utc::now(),
-                file: OnceLock::new(),
-            })
-        });
+    pub fn new(
+        server: EnvServer,
+        spec: &SessionSpec,
+        dir: Option<&Path>,
+        limits: &TraceLimits,
+    ) -> Self {
+        let trace = dir.map(|dir| Arc::new(SessionTrace::new(dir, spec, limits)));
         Self { server, trace }
     }
 }
@@ -176,6 +210,11 @@ struct SessionTrace {
     domains: Vec<String>,
     started_at: DateTime<Utc>,
     file: OnceLock<Option<Mutex<File>>>,
+    limits: TraceLimits,
+    /// Call bytes written for this session.
+    written: AtomicU64,
+    /// Set once a line was refused (the log says so once).
+    full: AtomicBool,
 }
 
 fn timestamp(at: DateTime<Utc>) -> String {
@@ -236,6 +275,42 @@ fn write_line(file: &mut File, line: &TraceLine) -> std::io::Result<()> {
 }
 
 impl SessionTrace {
+    fn new(dir: &Path, spec: &SessionSpec, limits: &TraceLimits) -> Self {
+        Self {
+            dir: dir.to_owned(),
+            capability: spec.capability.number(),
+            domains: spec.domains.clone(),
+            started_at: Utc::now(),
+            file: OnceLock::new(),
+            limits: limits.clone(),
+            written: AtomicU64::new(0),
+            full: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether `n` more bytes fit this session's and the process's allowances (taken if so).
+    fn fits(&self, n: u64) -> bool {
+        if self.full.load(Ordering::SeqCst) {
+            return false;
+        }
+        let session = self.written.load(Ordering::SeqCst) + n <= self.limits.session_bytes;
+        if session && self.limits.take_total(n) {
+            self.written.fetch_add(n, Ordering::SeqCst);
+            return true;
+        }
+        if !self.full.swap(true, Ordering::SeqCst) {
+            tracing::warn!(
+                "a session trace in {} reached its limit ({} bytes per session, {} in all: \
+                 --trace-max-session-bytes, --trace-max-total-bytes); its later calls are not \
+                 recorded",
+                self.dir.display(),
+                self.limits.session_bytes,
+                self.limits.total_bytes
+            );
+        }
+        false
+    }
+
     fn file(&self, extensions: &Extensions) -> Option<&Mutex<File>> {
         self.file
             .get_or_init(|| {
@@ -272,8 +347,16 @@ impl SessionTrace {
         let Some(file) = self.file(extensions) else {
             return;
         };
+        let mut bytes = match serde_json::to_vec(&TraceLine::Call(call)) {
+            Ok(bytes) => bytes,
+            Err(e) => return tracing::error!("a trace line was not written: {e}"),
+        };
+        bytes.push(b'\n');
+        if !self.fits(bytes.len() as u64) {
+            return;
+        }
         let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = write_line(&mut file, &TraceLine::Call(call)) {
+        if let Err(e) = file.write_all(&bytes) {
             tracing::error!("a trace line was not written: {e}");
         }
     }
@@ -362,10 +445,13 @@ impl ServerHandler for Traced {
         let clock = Instant::now();
         let response = self.server.call_tool(request.clone(), context).await;
         let duration_ms = clock.elapsed().as_secs_f64() * 1000.0;
-        trace.record(
-            &extensions,
-            call_record(&request, &response, started_at, duration_ms),
-        );
+        let record = call_record(&request, &response, started_at, duration_ms);
+        // File IO (and the file's lock) off the async workers.
+        let trace = Arc::clone(trace);
+        let written = tokio::task::spawn_blocking(move || trace.record(&extensions, record));
+        if let Err(e) = written.await {
+            tracing::error!("a trace line was not written: {e}");
+        }
         response
     }
 }
@@ -373,6 +459,38 @@ impl ServerHandler for Traced {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn traces_stop_at_their_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = SessionSpec::new(crate::Capability::Two, "library");
+        let limits = TraceLimits::new(2_000, 3_000);
+        let call = || {
+            let request = CallToolRequestParams::new("get_x");
+            let response = Ok(crate::text_result("y".repeat(300), false).into());
+            call_record(&request, &response, Utc::now(), 1.0)
+        };
+        let first = SessionTrace::new(dir.path(), &spec, &limits);
+        let second = SessionTrace::new(dir.path(), &spec, &limits);
+        // The first session stops at its own limit, the second at what is left in all.
+        for _ in 0..20 {
+            first.record(&Extensions::new(), call());
+        }
+        for _ in 0..20 {
+            second.record(&Extensions::new(), call());
+        }
+        let mut calls = Vec::new();
+        for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            let trace = Trace::read(&entry.path()).unwrap();
+            calls.push(trace.calls.len());
+        }
+        calls.sort();
+        let line = serde_json::to_vec(&TraceLine::Call(call())).unwrap().len() as u64 + 1;
+        let per_session = (2_000 / line) as usize;
+        let in_all = (3_000 / line) as usize;
+        assert!(per_session >= 1 && in_all < 2 * per_session, "{line}");
+        assert_eq!(calls, [in_all - per_session, per_session]);
+    }
 
     #[test]
     fn file_names_stay_in_the_directory() {

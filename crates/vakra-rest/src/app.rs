@@ -133,7 +133,8 @@ async fn dispatch(State(api): State<Arc<RestApi>>, method: Method, uri: Uri) -> 
     let Some(endpoint) = api.bird.find(&path).cloned() else {
         return redirect_or_not_found(&api, &path, &uri);
     };
-    if method != Method::GET && method != Method::HEAD {
+    // FastAPI's GET routes take GET only (HEAD too is 405, unlike a plain Starlette route).
+    if method != Method::GET {
         let mut response = json_response(
             StatusCode::METHOD_NOT_ALLOWED,
             &json!({"detail": "Method Not Allowed"}),
@@ -170,11 +171,13 @@ async fn dispatch(State(api): State<Arc<RestApi>>, method: Method, uri: Uri) -> 
     }
 }
 
-/// Starlette redirects `/path/` to `/path` (307) when only the latter exists.
+/// Starlette redirects `/path/` (and `/path//`: it strips every trailing slash) to `/path`
+/// (307) when only the latter exists.
 fn redirect_or_not_found(api: &RestApi, path: &str, uri: &Uri) -> Response {
     api.metrics.count(Counted::NotFound);
     let Some(trimmed) = path
-        .strip_suffix('/')
+        .ends_with('/')
+        .then(|| path.trim_end_matches('/'))
         .filter(|p| api.bird.find(p).is_some())
     else {
         return not_found();

@@ -193,7 +193,8 @@ impl Database {
         let watched = Arc::clone(&deadline_ms);
         conn.progress_handler(
             PROGRESS_STEPS,
-            Some(move || now_ms() > watched.load(Ordering::Relaxed)),
+            // Also when the tool call running the statement was stopped (`vakra_interrupt`).
+            Some(move || now_ms() > watched.load(Ordering::Relaxed) || vakra_interrupt::stopped()),
         );
         Ok(PooledConnection { conn, deadline_ms })
     }

@@ -61,6 +61,8 @@ impl Choices {
             .items
             .iter()
             .enumerate()
+            // A stopped call's answer is discarded by the server: the rest is not scored.
+            .take_while(|_| !vakra_interrupt::stopped())
             .map(|(i, choice)| (query.wratio(choice), i))
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

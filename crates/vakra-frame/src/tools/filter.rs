@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use crate::cell::{Cell, CmpOp, num_cmp};
-use crate::error::ToolError;
+use crate::error::{ToolError, interrupted};
 use crate::like::{LikePattern, not_a_pattern};
 use crate::pyre::PyRegex;
 use crate::pystr::{PyInt, py_float, py_int, py_int_of_float};
@@ -292,9 +292,12 @@ fn contains(cells: &[Cell], dtype: Dtype, value: &Value) -> Result<Vec<bool>, To
     let regex = PyRegex::compile(pattern, true)?;
     cells
         .iter()
-        .map(|c| match c {
-            Cell::Str(s) => regex.search(s),
-            _ => Ok(false),
+        .map(|c| {
+            interrupted()?;
+            match c {
+                Cell::Str(s) => regex.search(s),
+                _ => Ok(false),
+            }
         })
         .collect()
 }
@@ -307,7 +310,7 @@ fn like(cells: &[Cell], value: &Value) -> Result<Vec<bool>, ToolError> {
     cells
         .iter()
         .map(|c| match c {
-            Cell::Str(s) => Ok(like.matches(s)),
+            Cell::Str(s) => interrupted().map(|()| like.matches(s)),
             Cell::Float(x) if x.is_nan() => Ok(false),
             Cell::Bytes(_) => Err(ToolError::new(
                 "cannot use a string pattern on a bytes-like object",

@@ -1,0 +1,95 @@
+//! `vakra eval --predictions FILE`: the single combined prediction file that `vakra validate`
+//! accepts (records of every capability and domain in one array) is laid out as the folders
+//! the evaluator reads, `capability_<N>_*/<domain>.json`, each record under the capability
+//! whose ground truth holds its uuid and the domain it names.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use anyhow::Context;
+use serde_json::Value;
+use vakra_eval::records::{capability_of_dir, read_array};
+
+/// Warns when the predictions are the ground truth itself (a mistaken path scores 100).
+pub fn warn_if_ground_truth(predictions: &Path, ground_truth: &Path) {
+    let same = match (predictions.canonicalize(), ground_truth.canonicalize()) {
+        (Ok(p), Ok(g)) => p == g || p.starts_with(&g),
+        _ => false,
+    };
+    if same {
+        eprintln!(
+            "Warning: --predictions {} is the ground truth (or inside it): its scores say nothing \
+             about an agent",
+            predictions.display()
+        );
+    }
+}
+
+/// Writes the records of `file` into a new temporary folder laid out like `ground_truth`.
+pub fn lay_out(file: &Path, ground_truth: &Path) -> anyhow::Result<tempfile::TempDir> {
+    let records = read_array(file)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("--predictions {}", file.display()))?;
+    let capability_of = ground_truth_uuids(ground_truth)?;
+    let mut files: BTreeMap<(String, String), Vec<Value>> = BTreeMap::new();
+    let mut unmatched = 0usize;
+    for record in records {
+        let uuid = record.get("uuid").and_then(Value::as_str);
+        let Some((folder, truth_domain)) = uuid.and_then(|u| capability_of.get(u)) else {
+            unmatched += 1;
+            continue;
+        };
+        let domain = record
+            .get("domain")
+            .and_then(Value::as_str)
+            .filter(|d| vakra_catalog::is_valid_domain_name(d))
+            .unwrap_or(truth_domain)
+            .to_owned();
+        files
+            .entry((folder.clone(), domain))
+            .or_default()
+            .push(record);
+    }
+    if unmatched > 0 {
+        eprintln!(
+            "Warning: {unmatched} records of {} have no uuid of the ground truth; they are not scored",
+            file.display()
+        );
+    }
+    let dir = tempfile::tempdir().context("a temporary folder for the predictions")?;
+    for ((folder, domain), records) in files {
+        let folder = dir.path().join(folder);
+        std::fs::create_dir_all(&folder)?;
+        std::fs::write(
+            folder.join(format!("{domain}.json")),
+            serde_json::to_vec(&records)?,
+        )?;
+    }
+    Ok(dir)
+}
+
+/// Every ground-truth uuid with its capability folder's name and its file's domain.
+fn ground_truth_uuids(root: &Path) -> anyhow::Result<HashMap<String, (String, String)>> {
+    let mut uuids = HashMap::new();
+    let entries =
+        std::fs::read_dir(root).with_context(|| format!("--ground-truth {}", root.display()))?;
+    for entry in entries.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if capability_of_dir(&name).is_none() {
+            continue;
+        }
+        for (domain, path) in vakra_eval::records::domain_files(&entry.path().join("output")) {
+            let Ok(records) = read_array(&path) else {
+                continue;
+            };
+            for record in records {
+                if let Some(uuid) = record.get("uuid").and_then(Value::as_str) {
+                    uuids.insert(uuid.to_owned(), (name.clone(), domain.clone()));
+                }
+            }
+        }
+    }
+    Ok(uuids)
+}
