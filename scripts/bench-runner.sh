@@ -88,7 +88,7 @@ if [[ -n ${VAKRA_REF:-} && -n ${REF_PYTHON:-} ]]; then
             "$REF_PYTHON" benchmark_runner.py --capability_id "$n" --provider openai \
             --model stand-in --mcp-config "$cfg" --output "$work/ref-predictions/$name" \
             >"$work/ref-$n.log" 2>&1) || { echo "reference runner failed:"; tail -20 "$work/ref-$n.log"; }
-        grep -E "Total items|Successful" "$work/ref-$n.log" | sed 's/^/    /' || true
+        grep -E "Total items|Successful|s wall" "$work/ref-$n.log" | sed 's/^/    /' || true
     done
     echo "== vakra run on the same samples (--jobs 1, as the reference)"
     (set -x; /usr/bin/time -f '%e s wall, %M KiB max RSS' "$VAKRA" run --quiet --input demo/tasks \
