@@ -162,14 +162,14 @@ pub async fn run_agent(
         let mut tool_time = Duration::ZERO;
         for (call, arguments) in reply.tool_calls.iter().zip(&parsed) {
             let record = match arguments {
-                Ok(arguments) if !ends => {
+                // A reply that ends the run has no valid call.
+                Ok(arguments) => {
                     let started = Instant::now();
                     let record =
                         answer_call(session, &offered, call, arguments, limits.deadline).await;
                     tool_time += started.elapsed();
                     record
                 }
-                Ok(_) => continue,
                 Err(raw) => invalid_call(call, raw),
             };
             if !ends {
