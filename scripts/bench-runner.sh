@@ -20,7 +20,7 @@ STANDIN=${STANDIN_BIN:-$REPO/target/release/vakra-standin}
 [[ -x $VAKRA && -x $STANDIN ]] || (set -x; cargo build --release -p vakra-cli -p vakra-standin)
 work=$(mktemp -d)
 standin_out=$work/standin.out
-cleanup() { kill "${standin:-}" 2>/dev/null; pkill -f -- "--log $work" 2>/dev/null; rm -rf "$work"; }
+cleanup() { kill "${standin:-}" 2>/dev/null || true; pkill -f -- "--log $work" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
 "$STANDIN" --split demo/tasks >"$standin_out" &

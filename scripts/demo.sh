@@ -58,7 +58,7 @@ work=$(mktemp -d)
 standin_out=$(mktemp)
 "${STANDIN_BIN:-target/release/vakra-standin}" --split demo/tasks >"$standin_out" &
 standin=$!
-trap 'kill $server $standin 2>/dev/null; wait $server $standin 2>/dev/null; rm -rf "$out" "$work" "$standin_out"' EXIT
+trap 'kill $server $standin 2>/dev/null; wait $server $standin 2>/dev/null || true; rm -rf "$out" "$work" "$standin_out"' EXIT
 for _ in $(seq 1 200); do grep -q '^listening on ' "$standin_out" && break; sleep 0.05; done
 model_url=$(sed -n 's/^listening on //p' "$standin_out")
 mkdir -p "$work/root"
