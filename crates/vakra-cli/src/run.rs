@@ -154,9 +154,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         capabilities: args.capabilities.clone(),
         domains: args.domains.clone(),
         max_samples_per_domain: args.max_samples_per_domain,
-        select: args
-            .shard
-            .map(|shard| Box::new(move |uuid: &str| shard.contains(uuid)) as _),
+        shard: args.shard,
         trials: args.trials,
         jobs: args.jobs,
         retry_errors: args.retry_errors,

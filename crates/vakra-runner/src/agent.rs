@@ -239,7 +239,7 @@ async fn answer_call(
         recorded: true,
         duration_ms: 0.0,
     };
-    if !offered.iter().any(|name| *name == call.name) {
+    if !offered.contains(&call.name) {
         record.result = format!(
             "Error: {} is not a valid tool, try one of [{}].",
             call.name,

@@ -216,13 +216,13 @@ fn first_messages(setup: &Setup, sample: &Sample, initial: Option<&(String, Valu
             messages.push(json!({"role": "user", "content": sample.query}));
         }
     }
-    if let Some((handle, peek)) = initial {
-        if !messages.iter().any(|m| m["role"] == "system") {
-            messages.insert(
-                0,
-                json!({"role": "system", "content": setup.prompts.capability_1(handle, peek)}),
-            );
-        }
+    if let Some((handle, peek)) = initial
+        && !messages.iter().any(|m| m["role"] == "system")
+    {
+        messages.insert(
+            0,
+            json!({"role": "system", "content": setup.prompts.capability_1(handle, peek)}),
+        );
     }
     messages
 }

@@ -25,8 +25,8 @@ pub struct RunPlan {
     pub domains: Vec<String>,
     /// The first N samples of each domain file.
     pub max_samples_per_domain: Option<usize>,
-    /// Only the samples whose uuid this predicate accepts (a shard of the split).
-    pub select: Option<Box<dyn Fn(&str) -> bool + Send + Sync>>,
+    /// Only this shard's samples (`vakra eval --shard`'s rule).
+    pub shard: Option<vakra_eval::Shard>,
     pub trials: u32,
     pub jobs: usize,
     /// Run samples whose earlier record says `error` again.
@@ -70,8 +70,8 @@ pub async fn run(plan: RunPlan, setup: Setup) -> Result<RunSummary, RunError> {
     if let Some(limit) = plan.max_samples_per_domain {
         samples.retain(|s| s.position < limit);
     }
-    if let Some(select) = &plan.select {
-        samples.retain(|s| select(&s.uuid));
+    if let Some(shard) = plan.shard {
+        samples.retain(|s| shard.contains(&s.uuid));
     }
     let positions = samples
         .iter()
