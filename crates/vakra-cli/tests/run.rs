@@ -13,13 +13,11 @@ use common::{demo_root, demo_split, output_ok, run_eval, run_eval_split, vakra};
 use serde_json::{Value, json};
 use vakra_standin::{Behaviour, Failures, Oracle, StandIn};
 
-/// Serves `standin` on a loopback port from a thread of its own; returns its API base.
-fn serve(standin: StandIn) -> (String, Arc<StandIn>) {
-    let standin = Arc::new(standin);
+/// Serves `app` on a loopback port from a thread of its own; returns its API base.
+fn serve_app(app: axum::Router) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let address = listener.local_addr().unwrap();
-    let served = standin.clone();
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -27,10 +25,16 @@ fn serve(standin: StandIn) -> (String, Arc<StandIn>) {
             .unwrap();
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let _ = vakra_standin::serve(listener, served).await;
+            let _ = axum::serve(listener, app).await;
         });
     });
-    (format!("http://{address}/v1"), standin)
+    format!("http://{address}/v1")
+}
+
+/// Serves `standin`; returns its API base.
+fn serve(standin: StandIn) -> (String, Arc<StandIn>) {
+    let standin = Arc::new(standin);
+    (serve_app(standin.clone().router()), standin)
 }
 
 fn oracle() -> StandIn {
@@ -894,31 +898,24 @@ fn bad_arguments_and_inputs_get_clear_errors() {
 fn the_api_key_is_sent_but_never_written() {
     // A stand-in that records the Authorization header it receives.
     let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let address = listener.local_addr().unwrap();
     let record = seen.clone();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let app = axum::Router::new().route(
-                "/v1/chat/completions",
-                axum::routing::post(move |headers: axum::http::HeaderMap| {
-                    let record = record.clone();
-                    async move {
-                        let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-                        record.lock().unwrap().push(auth);
-                        axum::Json(json!({"choices": [{"message": {"role": "assistant", "content": "ok"}}]}))
-                    }
-                }),
-            );
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let _ = axum::serve(listener, app).await;
-        });
-    });
+    let base = serve_app(axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move |headers: axum::http::HeaderMap| {
+            let record = record.clone();
+            async move {
+                let auth = headers
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned();
+                record.lock().unwrap().push(auth);
+                axum::Json(
+                    json!({"choices": [{"message": {"role": "assistant", "content": "ok"}}]}),
+                )
+            }
+        }),
+    ));
     let root = demo_root(false);
     let out = tempfile::tempdir().unwrap();
     let output = vakra()
@@ -935,7 +932,7 @@ fn the_api_key_is_sent_but_never_written() {
             "MY_KEY",
             "--model-url",
         ])
-        .arg(format!("http://{address}/v1"))
+        .arg(&base)
         .arg("--input")
         .arg(demo_split())
         .arg("--out")
@@ -946,11 +943,10 @@ fn the_api_key_is_sent_but_never_written() {
         .output()
         .unwrap();
     assert!(output.status.success());
+    let seen = seen.lock().unwrap();
     assert!(
-        seen.lock()
-            .unwrap()
-            .iter()
-            .all(|a| a == "Bearer sk-secret-123")
+        !seen.is_empty() && seen.iter().all(|a| a == "Bearer sk-secret-123"),
+        "{seen:?}"
     );
     let mut written = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
