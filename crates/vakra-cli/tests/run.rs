@@ -128,6 +128,19 @@ fn records(out: &Path) -> BTreeMap<(String, String), Vec<Value>> {
     all
 }
 
+/// The tool calls the records keep, all told.
+fn recorded_calls(records: &[Value]) -> usize {
+    records
+        .iter()
+        .map(|r| {
+            r["output"][0]["sequence"]["tool_call"]
+                .as_array()
+                .unwrap()
+                .len()
+        })
+        .sum()
+}
+
 fn all_records(out: &Path) -> Vec<Value> {
     records(out).into_values().flatten().collect()
 }
@@ -213,15 +226,7 @@ fn the_oracle_model_scores_100_on_every_capability_and_the_output_validates() {
     }
     assert!(usage.0 > 0 && usage.1 > 0, "the stand-in reports usage");
     // One model request per ground-truth call plus the answer.
-    let calls: usize = records
-        .iter()
-        .map(|r| {
-            r["output"][0]["sequence"]["tool_call"]
-                .as_array()
-                .unwrap()
-                .len()
-        })
-        .sum();
+    let calls = recorded_calls(&records);
     assert_eq!(standin.requests(), calls + records.len());
     // Capability 1 starts from get_data's handle, which the runner calls but does not record.
     let cap1 = record_of(&records, "3ea7e0c0ffee-000000000001");
@@ -464,7 +469,6 @@ fn a_tool_that_is_not_offered_is_answered_with_the_list_and_the_run_goes_on() {
 
 #[test]
 fn rate_limits_are_waited_out_as_retry_after_asks() {
-    let root = demo_root(false);
     let mut standin = oracle();
     standin.failures = Some(Failures {
         count: 2,
@@ -472,31 +476,14 @@ fn rate_limits_are_waited_out_as_retry_after_asks() {
         retry_after: Some(1),
         html: false,
     });
-    let (url, standin) = serve(standin);
-    let out = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    run_ok(
-        root.path(),
-        &demo_split(),
-        out.path(),
-        &url,
-        &["--capability", "2", "--domain", "weather", "--jobs", "1"],
-    );
+    let (_out, records, standin) = run_capability_2(standin, "weather", &["--jobs", "1"]);
     assert!(
         started.elapsed() >= Duration::from_secs(2),
         "two Retry-After: 1 waits"
     );
-    let records = all_records(out.path());
     assert!(records.iter().all(|r| r["status"] == "success"));
-    let calls: usize = records
-        .iter()
-        .map(|r| {
-            r["output"][0]["sequence"]["tool_call"]
-                .as_array()
-                .unwrap()
-                .len()
-        })
-        .sum();
+    let calls = recorded_calls(&records);
     assert_eq!(
         standin.requests(),
         2 + calls + records.len(),
@@ -558,23 +545,18 @@ fn an_answer_that_is_not_json_fails_the_sample_with_its_start_quoted() {
 
 #[test]
 fn a_hanging_model_times_the_sample_out() {
-    let root = demo_root(false);
-    let (url, _) = serve(StandIn::new(Behaviour::Hang));
-    let out = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    run_ok(
-        root.path(),
-        &demo_split(),
-        out.path(),
-        &url,
-        &["--capability", "2", "--domain", "weather", "--timeout", "2"],
+    let (_out, records, _) = run_capability_2(
+        StandIn::new(Behaviour::Hang),
+        "weather",
+        &["--timeout", "2"],
     );
     assert!(
         started.elapsed() < Duration::from_secs(20),
         "took {:?}",
         started.elapsed()
     );
-    for record in all_records(out.path()) {
+    for record in records {
         assert_eq!(record["status"], "error");
         assert_eq!(record["error"], "Agent timed out after 2.0 seconds");
         assert_eq!(record["output"][0]["sequence"]["tool_call"], json!([]));

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use vakra_chat::{ChatClient, Usage};
 use vakra_eval::replay::{CallIssue, Connector, ReplaySession};
 
@@ -298,23 +298,20 @@ fn finish(
         "shortlisted_tools": shortlisted,
         "trial": trial,
     });
-    let mut trajectory = Map::new();
-    for (key, value) in [
-        ("uuid", json!(sample.uuid)),
-        ("trial", json!(trial)),
-        ("capability", json!(sample.capability)),
-        ("domain", json!(sample.domain)),
-        ("status", json!(status)),
-        ("error", json!(error_text)),
-        ("duration_s", json!(duration_s)),
-        ("model", json!(setup.chat.config().model)),
-        ("usage", json!(usage)),
-        ("offered_tools", json!(shortlisted.len())),
-        ("steps", json!(run.as_ref().map(|r| &r.steps))),
-        ("messages", json!(run.as_ref().map(|r| &r.messages))),
-    ] {
-        trajectory.insert(key.into(), value);
-    }
+    let trajectory = json!({
+        "uuid": sample.uuid,
+        "trial": trial,
+        "capability": sample.capability,
+        "domain": sample.domain,
+        "status": status,
+        "error": error_text,
+        "duration_s": duration_s,
+        "model": setup.chat.config().model,
+        "usage": usage,
+        "offered_tools": shortlisted.len(),
+        "steps": run.as_ref().map(|r| &r.steps),
+        "messages": run.as_ref().map(|r| &r.messages),
+    });
     Finished {
         capability_dir: sample.capability_dir.clone(),
         domain: sample.domain.clone(),
@@ -322,7 +319,7 @@ fn finish(
         trial,
         record,
         tools_entry,
-        trajectory: Value::Object(trajectory),
+        trajectory,
         usage,
         succeeded: error.is_none(),
         runner_us: run

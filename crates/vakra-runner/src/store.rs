@@ -75,34 +75,26 @@ impl Store {
                         "{message} (an earlier run's output; move it away to start afresh)"
                     ),
                 })?;
-                let tools =
-                    read_array(&folder.join(format!("{domain}_tools.json"))).unwrap_or_default();
+                // The tools entries of the records, by uuid and trial.
+                let mut tools: HashMap<(String, u32), Value> =
+                    read_array(&folder.join(format!("{domain}_tools.json")))
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter_map(|entry| Some((trial_key(&entry)?, entry)))
+                        .collect();
                 let file = store
                     .files
                     .entry((capability_dir.clone(), domain.clone()))
                     .or_default();
                 for record in records {
-                    let Some(uuid) = record
-                        .get("uuid")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                    else {
+                    let Some((uuid, trial)) = trial_key(&record) else {
                         continue;
                     };
-                    let trial = record.get("trial").and_then(Value::as_u64).unwrap_or(0) as u32;
                     if retry_errors && record.get("status").and_then(Value::as_str) == Some("error")
                     {
                         continue;
                     }
-                    let entry = tools
-                        .iter()
-                        .find(|t| {
-                            t.get("uuid").and_then(Value::as_str) == Some(&uuid)
-                                && t.get("trial").and_then(Value::as_u64).unwrap_or(0) as u32
-                                    == trial
-                        })
-                        .cloned()
-                        .unwrap_or(Value::Null);
+                    let entry = tools.remove(&(uuid.clone(), trial)).unwrap_or(Value::Null);
                     let position = store
                         .positions
                         .get(&(capability_dir.clone(), domain.clone(), uuid.clone()))
@@ -236,23 +228,25 @@ fn prune_trajectories(path: &Path, kept: &HashSet<(String, u32)>) -> Result<(), 
     let mut seen = HashSet::new();
     let mut out = String::new();
     for line in text.lines() {
-        let Ok(value) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        let key = (
-            value
-                .get("uuid")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            value.get("trial").and_then(Value::as_u64).unwrap_or(0) as u32,
-        );
-        if kept.contains(&key) && seen.insert(key) {
+        let key = serde_json::from_str::<Value>(line)
+            .ok()
+            .and_then(|value| trial_key(&value));
+        if let Some(key) = key
+            && kept.contains(&key)
+            && seen.insert(key)
+        {
             out.push_str(line);
             out.push('\n');
         }
     }
     write_text_atomically(path, &out)
+}
+
+/// The uuid and trial (0 when absent) that a record, tools entry or trajectory line is about.
+fn trial_key(value: &Value) -> Option<(String, u32)> {
+    let uuid = value.get("uuid")?.as_str()?.to_owned();
+    let trial = value.get("trial").and_then(Value::as_u64).unwrap_or(0);
+    Some((uuid, u32::try_from(trial).ok()?))
 }
 
 /// Writes JSON as the reference's runner does (`json.dump(…, indent=2)`), atomically.
