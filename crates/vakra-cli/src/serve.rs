@@ -48,6 +48,8 @@ pub struct ServeArgs {
     /// Kubernetes sets it to the pod's name.
     #[arg(long = "replica-name", env = "VAKRA_REPLICA_NAME")]
     replica_name: Option<String>,
+    #[command(flatten)]
+    episodes: crate::episodes::EpisodeArgs,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -74,8 +76,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_body_bytes: args.max_body_bytes,
     };
     let (mcp, drain) = vakra_mcp::http_router(options.clone(), Arc::clone(&bird), limits);
-    let app = vakra_rest::router(api)
-        .merge(mcp)
+    let mut app = vakra_rest::router(api).merge(mcp);
+    if let Some(episodes) = args.episodes.router(&options, args.max_body_bytes)? {
+        app = app.nest("/openenv", episodes);
+    }
+    let app = app
         .merge(vakra_explorer::router(options.clone(), Arc::clone(&bird)))
         .nest("/retriever", vakra_retrieval::http_router(retrievers))
         .layer(axum::extract::DefaultBodyLimit::max(args.max_body_bytes))

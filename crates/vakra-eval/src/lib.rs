@@ -3,7 +3,7 @@
 //! Researchers score an agent by its traces: for every ground-truth sample, the prediction's
 //! tool calls and the ground truth's are replayed against the same MCP servers — the
 //! project's own in-process, or any server given as a command or URL — each in a fresh
-//! session, and the scored turn goes through the judges' waterfall ([`judges`]): the policy
+//! session ([`judging`]), and the scored turn goes through the judges' waterfall ([`judges`]): the policy
 //! judge, exact match of the tool responses ([`judges::exact`], the reference's rule or a
 //! normalised one), then the LLM judges, or a deterministic answer match and groundedness
 //! judge when no LLM is configured. Scores aggregate as published ([`report`]), with pass^k
@@ -20,7 +20,9 @@ pub mod coerce;
 pub mod diff;
 pub mod evaluate;
 pub mod judges;
+pub mod judging;
 pub mod merge;
+pub mod operation_ids;
 pub mod records;
 pub mod render;
 pub mod replay;
@@ -30,8 +32,10 @@ pub mod taxonomy;
 pub mod trials;
 pub mod validate;
 
-pub use evaluate::{EvalConfig, read_operation_id_map, run};
+pub use evaluate::{EvalConfig, run};
+pub use judging::{Judging, Sample, judge_sample};
 pub use merge::{MergeError, merge};
+pub use operation_ids::read_operation_id_map;
 pub use replay::{Connector, InProcess};
 pub use report::Report;
 pub use shard::{Shard, ShardError};

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value};
@@ -209,18 +209,15 @@ impl ReplaySession {
         if let Some(schema) = self.schemas.get(name) {
             coerce_arguments(&mut arguments, schema);
         }
-        let request = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(self.call_timeout, self.client.call_tool(request)).await {
-            Err(_) => failed(format!("no answer within {:?}", self.call_timeout)),
-            Ok(Err(ServiceError::McpError(error))) => Response {
-                text: format!("Error: {}", error.message),
+        match self.send(name, arguments).await {
+            Err(Unanswered::Mcp { code, message }) => Response {
+                text: format!("Error: {message}"),
                 issue: Some(CallIssue::ErrorResult(format!(
-                    "MCP error {}: {}",
-                    error.code.0, error.message
+                    "MCP error {code}: {message}"
                 ))),
             },
-            Ok(Err(error)) => failed(error.to_string()),
-            Ok(Ok(result)) => {
+            Err(Unanswered::Failure(message)) => failed(message),
+            Ok(result) => {
                 let text = result
                     .content
                     .first()
@@ -236,10 +233,53 @@ impl ReplaySession {
         }
     }
 
+    /// Calls a tool as any MCP client does: the arguments as given (no coercion) and the
+    /// whole result; an MCP error or no answer is the error.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, CallIssue> {
+        self.send(name, arguments).await.map_err(|e| match e {
+            Unanswered::Mcp { code, message } => {
+                CallIssue::ErrorResult(format!("MCP error {code}: {message}"))
+            }
+            Unanswered::Failure(message) => CallIssue::Failure(message),
+        })
+    }
+
+    async fn send(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, Unanswered> {
+        let request = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(self.call_timeout, self.client.call_tool(request)).await {
+            Err(_) => Err(Unanswered::Failure(format!(
+                "no answer within {:?}",
+                self.call_timeout
+            ))),
+            Ok(Err(ServiceError::McpError(error))) => Err(Unanswered::Mcp {
+                code: error.code.0,
+                message: error.message.to_string(),
+            }),
+            Ok(Err(error)) => Err(Unanswered::Failure(error.to_string())),
+            Ok(Ok(result)) => Ok(result),
+        }
+    }
+
     /// Ends the session (the server process, if any, exits when its input closes).
     pub async fn close(self) {
         let _ = self.client.cancel().await;
     }
+}
+
+/// A call that got no result.
+enum Unanswered {
+    /// The server answered with an MCP error.
+    Mcp { code: i32, message: String },
+    /// A timeout, a closed session or a transport error.
+    Failure(String),
 }
 
 fn failed(message: String) -> Response {

@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use vakra_chat::{ChatClient, Usage};
-use vakra_eval::replay::{CallIssue, Connector, ReplaySession};
+use vakra_eval::replay::{Connector, ReplaySession};
 
 use crate::agent::{AgentRun, Conversation, Ending, Limits, run_agent};
+use crate::opening::{first_messages, switch_universe};
 use crate::prompts::Prompts;
 use crate::sample::Sample;
 use crate::shortlist::{Ranker, ToolText};
@@ -122,7 +123,7 @@ async fn prepare_and_run(
         .collect();
     *shortlisted = chosen.iter().map(|&i| tools[i].name.to_string()).collect();
     let conversation = Conversation {
-        messages: first_messages(setup, sample, initial.as_ref()),
+        messages: first_messages(&setup.prompts, setup.fix_quirks, sample, initial.as_ref()),
         functions,
         offered: shortlisted.clone(),
     };
@@ -132,99 +133,6 @@ async fn prepare_and_run(
         fix_quirks: setup.fix_quirks,
     };
     Ok(run_agent(&setup.chat, session, conversation, limits).await)
-}
-
-/// Capability 1: `get_data(tool_universe_id=<uuid>)`; the handle and peek it returns, or the
-/// error the reference's runner raises.
-async fn switch_universe(session: &ReplaySession, uuid: &str) -> Result<(String, Value), String> {
-    let response = session
-        .call("get_data", &json!({"tool_universe_id": uuid}))
-        .await;
-    if let Some(CallIssue::Failure(message)) = &response.issue {
-        return Err(format!("get_data failed: {message}"));
-    }
-    let peek = parse_python_json(&response.text)
-        .map_err(|e| format!("JSONDecodeError the get_data answer is not JSON ({e})"))?;
-    if let Some(error) = peek.get("error") {
-        return Err(format!(
-            "RuntimeError Universe switch failed: {}",
-            vakra_pyjson::py_str(error)
-        ));
-    }
-    match peek.get("handle") {
-        Some(handle) => Ok((vakra_pyjson::py_str(handle), peek)),
-        None => Err("KeyError 'handle'".into()),
-    }
-}
-
-/// JSON as Python's `json.loads` reads it: bare `NaN` and `Infinity` (which peeks of float
-/// columns hold) become `null`, since a JSON value cannot hold them.
-fn parse_python_json(text: &str) -> Result<Value, serde_json::Error> {
-    match serde_json::from_str(text) {
-        Ok(value) => Ok(value),
-        Err(first) => {
-            let mut cleaned = String::with_capacity(text.len());
-            let mut in_string = false;
-            let mut escaped = false;
-            let mut rest = text;
-            while let Some(c) = rest.chars().next() {
-                if in_string {
-                    in_string = escaped || c != '"';
-                    escaped = !escaped && c == '\\';
-                } else if c == '"' {
-                    in_string = true;
-                } else if let Some(word) = ["-Infinity", "Infinity", "NaN"]
-                    .into_iter()
-                    .find(|w| rest.starts_with(w))
-                {
-                    cleaned.push_str("null");
-                    rest = &rest[word.len()..];
-                    continue;
-                }
-                cleaned.push(c);
-                rest = &rest[c.len_utf8()..];
-            }
-            serde_json::from_str(&cleaned).map_err(|_| first)
-        }
-    }
-}
-
-/// The conversation's start (spec §6.4).
-fn first_messages(setup: &Setup, sample: &Sample, initial: Option<&(String, Value)>) -> Vec<Value> {
-    let mut messages = Vec::new();
-    let instructions = sample.additional_instructions.as_str();
-    // The reference tests the text against "" and " " only.
-    let has_policy = sample.capability == 4 && !matches!(instructions, "" | " ");
-    match &sample.context {
-        Some(context) if sample.capability == 4 => {
-            if has_policy {
-                messages
-                    .push(json!({"role": "system", "content": setup.prompts.policy(instructions)}));
-            }
-            messages.extend(
-                context
-                    .iter()
-                    .map(|m| json!({"role": m.role, "content": m.content})),
-            );
-        }
-        _ => {
-            // Single-turn capability-4 items never see their policy in the reference.
-            if has_policy && setup.fix_quirks {
-                messages
-                    .push(json!({"role": "system", "content": setup.prompts.policy(instructions)}));
-            }
-            messages.push(json!({"role": "user", "content": sample.query}));
-        }
-    }
-    if let Some((handle, peek)) = initial
-        && !messages.iter().any(|m| m["role"] == "system")
-    {
-        messages.insert(
-            0,
-            json!({"role": "system", "content": setup.prompts.capability_1(handle, peek)}),
-        );
-    }
-    messages
 }
 
 /// The record, tools entry and trajectory line of a finished (or failed) sample.
@@ -326,17 +234,5 @@ fn finish(
             .iter()
             .flat_map(|r| r.steps.iter().map(|s| s.runner_us))
             .collect(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn peeks_with_nan_parse_as_python_reads_them() {
-        let value = parse_python_json(r#"{"handle": "h", "v": [NaN, -Infinity, "NaN"]}"#).unwrap();
-        assert_eq!(value, json!({"handle": "h", "v": [null, null, "NaN"]}));
-        assert!(parse_python_json("{oops").is_err());
     }
 }

@@ -5,8 +5,8 @@
 //! [`sample`]) and every trial, [`episode`] opens a fresh MCP session — the project's servers
 //! in-process, or any server by command or URL, through the evaluator's
 //! [`vakra_eval::Connector`] — does what the reference's runner does before its agent starts
-//! (capability 1's `get_data`, the tool shortlist of [`shortlist`], the prompts of
-//! [`prompts`]), and runs [`agent`]'s loop with the model ([`vakra_chat`]). [`run`] keeps
+//! (capability 1's `get_data` and the first messages of [`opening`], the tool shortlist of
+//! [`shortlist`], the prompts of [`prompts`]), and runs [`agent`]'s loop with the model ([`vakra_chat`]). [`run`] keeps
 //! `jobs` samples in flight and hands each finished one to [`store`], which writes the
 //! submission-format records, the tools log and the trajectories sample by sample, and reads
 //! them back to resume.
@@ -17,6 +17,7 @@
 
 pub mod agent;
 pub mod episode;
+pub mod opening;
 pub mod prompts;
 pub mod run;
 pub mod sample;

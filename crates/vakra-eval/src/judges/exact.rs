@@ -73,14 +73,7 @@ pub fn response_text(response: &Value) -> String {
 
 /// Judges a turn in the reference's way.
 pub fn reference(expected: &[Value], actual: &[Value]) -> Verdict {
-    let window = &actual[actual.len().saturating_sub(REFERENCE_WINDOW)..];
-    let actual: Vec<String> = window.iter().map(response_text).collect();
-    let missing: Vec<Value> = expected
-        .iter()
-        .map(response_text)
-        .filter(|e| !actual.contains(e))
-        .map(Value::String)
-        .collect();
+    let missing = missing_reference(expected, actual);
     if missing.is_empty() {
         Verdict::pass("All expected tool_responses are present in actual.")
     } else {
@@ -91,19 +84,22 @@ pub fn reference(expected: &[Value], actual: &[Value]) -> Verdict {
     }
 }
 
+/// The expected responses (as texts) that the reference's rule does not find among the last
+/// actual ones.
+pub fn missing_reference(expected: &[Value], actual: &[Value]) -> Vec<Value> {
+    let window = &actual[actual.len().saturating_sub(REFERENCE_WINDOW)..];
+    let actual: Vec<String> = window.iter().map(response_text).collect();
+    expected
+        .iter()
+        .map(response_text)
+        .filter(|e| !actual.contains(e))
+        .map(Value::String)
+        .collect()
+}
+
 /// Judges a turn by parsed values (every predicted response is searched).
 pub fn normalized(expected: &[Value], actual: &[Value], settings: &Normalization) -> Verdict {
-    let actual: Vec<Value> = actual.iter().map(|r| canonical(r, settings)).collect();
-    let mut missing = Vec::new();
-    for response in expected {
-        let want = canonical(response, settings);
-        if !actual
-            .iter()
-            .any(|got| same(&want, got, settings.tolerance))
-        {
-            missing.push(Value::String(response_text(response)));
-        }
-    }
+    let missing = missing_normalized(expected, actual, settings);
     if missing.is_empty() {
         Verdict::pass("All expected tool responses are present (normalized comparison).")
     } else {
@@ -112,6 +108,25 @@ pub fn normalized(expected: &[Value], actual: &[Value], settings: &Normalization
             vakra_pyjson::py_repr(&Value::Array(missing))
         ))
     }
+}
+
+/// The expected responses (as texts) that no actual one equals by parsed values.
+pub fn missing_normalized(
+    expected: &[Value],
+    actual: &[Value],
+    settings: &Normalization,
+) -> Vec<Value> {
+    let actual: Vec<Value> = actual.iter().map(|r| canonical(r, settings)).collect();
+    expected
+        .iter()
+        .filter(|response| {
+            let want = canonical(response, settings);
+            !actual
+                .iter()
+                .any(|got| same(&want, got, settings.tolerance))
+        })
+        .map(|response| Value::String(response_text(response)))
+        .collect()
 }
 
 /// A response as a value: JSON text parsed, strings trimmed and lower-cased, numeric strings

@@ -1,0 +1,267 @@
+//! OpenEnv's server side: the WebSocket at `/ws` (one episode per connection at a time) and
+//! the HTTP endpoints, mounted by `vakra serve --episodes` at `/openenv`.
+//!
+//! No client can hold the others up: each connection is its own task, a connection beyond
+//! `max_episodes` is refused with `CAPACITY_REACHED`, a connection silent for `idle` is closed
+//! (its episode with it), one that does not read its answers within `idle` too, and messages
+//! are bounded in size.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Json, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use crate::episode::{Episode, EpisodeError, EpisodeSetup};
+use crate::protocol::{
+    Action, ClientMessage, ErrorCode, ResetData, error_message, mcp_message, observation_message,
+    schemas, state_message, step_result,
+};
+
+/// How much the episode server lets clients hold.
+#[derive(Debug, Clone)]
+pub struct EpisodeLimits {
+    /// Connections (each with at most one episode) open at once.
+    pub max_episodes: usize,
+    /// A connection sending nothing (or not reading) for this long is closed.
+    pub idle: Duration,
+    /// The largest message accepted.
+    pub max_message_bytes: usize,
+}
+
+struct Service {
+    setup: EpisodeSetup,
+    limits: EpisodeLimits,
+    slots: Arc<Semaphore>,
+}
+
+/// The routes, relative to where they are mounted.
+pub fn router(setup: EpisodeSetup, limits: EpisodeLimits) -> axum::Router {
+    let service = Arc::new(Service {
+        slots: Arc::new(Semaphore::new(limits.max_episodes.max(1))),
+        setup,
+        limits,
+    });
+    axum::Router::new()
+        .route("/ws", get(websocket))
+        .route(
+            "/health",
+            get(|| async { Json(json!({"status": "healthy"})) }),
+        )
+        .route("/metadata", get(metadata))
+        .route("/schema", get(|| async { Json(schemas()) }))
+        .route(
+            "/state",
+            get(|| async { Json(json!({"episode_id": null, "step_count": 0})) }),
+        )
+        .route("/reset", post(http_reset))
+        .route("/step", post(http_step))
+        .with_state(service)
+}
+
+async fn metadata(State(service): State<Arc<Service>>) -> Json<Value> {
+    Json(json!({
+        "name": "vakra",
+        "description": format!(
+            "VAKRA agent benchmark episodes: {} samples of {}; actions list_tools, call_tool, \
+             submit_answer; reward from the evaluator's judges ({})",
+            service.setup.split.len(),
+            service.setup.split.path().display(),
+            service.setup.reward.as_str(),
+        ),
+        "version": env!("CARGO_PKG_VERSION"),
+        "documentation_url": "docs/rl.md",
+    }))
+}
+
+/// `POST /reset`: as in OpenEnv, each HTTP request gets its own environment, here an episode
+/// that is opened, described and closed.
+async fn http_reset(State(service): State<Arc<Service>>, body: Option<Json<Value>>) -> Response {
+    let data: ResetData = match body.map(|Json(v)| v) {
+        None | Some(Value::Null) => ResetData::default(),
+        Some(value) => match serde_json::from_value(value) {
+            Ok(data) => data,
+            Err(e) => return detail(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        },
+    };
+    match Episode::start(&service.setup, &data).await {
+        Ok(reset) => {
+            reset.episode.close().await;
+            Json(step_result(reset.observation, None, false)).into_response()
+        }
+        Err(e) => detail(status_of(&e), e.to_string()),
+    }
+}
+
+/// `POST /step`: a fresh environment has no episode, so a stateless step cannot act.
+async fn http_step() -> Response {
+    detail(
+        StatusCode::CONFLICT,
+        "an HTTP /step has no episode (each HTTP request gets a fresh environment, as in \
+         OpenEnv): run episodes over the WebSocket at <base>/ws"
+            .into(),
+    )
+}
+
+fn detail(status: StatusCode, message: String) -> Response {
+    (status, Json(json!({"detail": message}))).into_response()
+}
+
+fn status_of(error: &EpisodeError) -> StatusCode {
+    match error {
+        EpisodeError::Pick(_) => StatusCode::NOT_FOUND,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+async fn websocket(State(service): State<Arc<Service>>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade
+        .max_message_size(service.limits.max_message_bytes)
+        .max_frame_size(service.limits.max_message_bytes)
+        .on_upgrade(move |socket| connection(socket, service))
+}
+
+/// One client's connection, until it closes, goes idle or breaks.
+async fn connection(mut socket: WebSocket, service: Arc<Service>) {
+    let idle = service.limits.idle;
+    let Ok(_slot) = Arc::clone(&service.slots).try_acquire_owned() else {
+        let refusal = error_message(
+            ErrorCode::CapacityReached,
+            &format!(
+                "this server runs at most {} episodes at once (--max-episodes)",
+                service.limits.max_episodes
+            ),
+        );
+        let _ = send(&mut socket, &refusal, idle).await;
+        return;
+    };
+    let mut episode: Option<Episode> = None;
+    loop {
+        let text = match tokio::time::timeout(idle, socket.recv()).await {
+            Err(_) => {
+                tracing::debug!("episode connection idle for {idle:?}: closed");
+                break;
+            }
+            Ok(None | Some(Err(_))) => break,
+            Ok(Some(Ok(message))) => match message {
+                Message::Text(text) => text.to_string(),
+                Message::Binary(bytes) => match String::from_utf8(bytes.to_vec()) {
+                    Ok(text) => text,
+                    Err(_) => {
+                        let reply =
+                            error_message(ErrorCode::InvalidJson, "Invalid JSON: not UTF-8 text");
+                        if send(&mut socket, &reply, idle).await.is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                },
+                Message::Close(_) => break,
+                Message::Ping(_) | Message::Pong(_) => continue,
+            },
+        };
+        let Some(reply) = answer(&service.setup, &mut episode, &text).await else {
+            break;
+        };
+        if send(&mut socket, &reply, idle).await.is_err() {
+            break;
+        }
+    }
+    if let Some(episode) = episode {
+        episode.close().await;
+    }
+}
+
+async fn send(socket: &mut WebSocket, value: &Value, within: Duration) -> Result<(), ()> {
+    let message = Message::Text(value.to_string().into());
+    match tokio::time::timeout(within, socket.send(message)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
+
+/// The answer to one message; `None` for `close`.
+async fn answer(setup: &EpisodeSetup, episode: &mut Option<Episode>, text: &str) -> Option<Value> {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => {
+            return Some(error_message(
+                ErrorCode::InvalidJson,
+                &format!("Invalid JSON: {e}"),
+            ));
+        }
+    };
+    let kind = value
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !matches!(kind, "reset" | "step" | "state" | "close" | "mcp") {
+        return Some(error_message(
+            ErrorCode::UnknownType,
+            &format!("Unknown message type: {kind}"),
+        ));
+    }
+    let message: ClientMessage = match serde_json::from_value(value) {
+        Ok(message) => message,
+        Err(e) => {
+            return Some(error_message(
+                ErrorCode::ValidationError,
+                &format!("Invalid message: {e}"),
+            ));
+        }
+    };
+    Some(match message {
+        ClientMessage::Close => return None,
+        ClientMessage::Reset { data } => {
+            if let Some(old) = episode.take() {
+                old.close().await;
+            }
+            match Episode::start(setup, &data).await {
+                Ok(reset) => {
+                    *episode = Some(reset.episode);
+                    observation_message(reset.observation, None, false)
+                }
+                Err(e) => error_message(ErrorCode::ExecutionError, &e.to_string()),
+            }
+        }
+        ClientMessage::Step { data } => {
+            let action: Action = match serde_json::from_value(data) {
+                Ok(action) => action,
+                Err(e) => {
+                    return Some(error_message(
+                        ErrorCode::ValidationError,
+                        &format!(
+                            "Invalid action: {e} (expected {{\"type\": \"list_tools\"}}, \
+                             {{\"type\": \"call_tool\", \"tool_name\": …, \"arguments\": {{…}}}} \
+                             or {{\"type\": \"submit_answer\", \"answer\": …}})"
+                        ),
+                    ));
+                }
+            };
+            let Some(current) = episode.as_mut() else {
+                return Some(error_message(
+                    ErrorCode::ExecutionError,
+                    &EpisodeError::NoEpisode.to_string(),
+                ));
+            };
+            match current.step(setup, action).await {
+                Ok(step) => observation_message(step.observation, step.reward, step.done),
+                Err(e) => error_message(ErrorCode::ExecutionError, &e.to_string()),
+            }
+        }
+        ClientMessage::State => state_message(match episode {
+            Some(current) => current.state(),
+            None => json!({"episode_id": null, "step_count": 0}),
+        }),
+        ClientMessage::Mcp { data } => match episode.as_mut() {
+            Some(current) => mcp_message(current.mcp(setup, &data).await),
+            None => mcp_message(json!({"jsonrpc": "2.0", "id": data.get("id"), "error": {
+                "code": -32000, "message": EpisodeError::NoEpisode.to_string()}})),
+        },
+    })
+}

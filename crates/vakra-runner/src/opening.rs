@@ -1,0 +1,120 @@
+//! The start of a sample's conversation, as the reference's runner builds it (spec §6.4):
+//! capability 1's switch to the sample's universe (`get_data`) and the first messages —
+//! shared by `vakra run`'s agent and the RL episodes, which hand them to a trainer's model.
+
+use serde_json::{Value, json};
+use vakra_eval::replay::{CallIssue, ReplaySession};
+
+use crate::prompts::Prompts;
+use crate::sample::Sample;
+
+/// Capability 1: `get_data(tool_universe_id=<uuid>)`; the handle and peek it returns, or the
+/// error the reference's runner raises.
+pub async fn switch_universe(
+    session: &ReplaySession,
+    uuid: &str,
+) -> Result<(String, Value), String> {
+    let response = session
+        .call("get_data", &json!({"tool_universe_id": uuid}))
+        .await;
+    if let Some(CallIssue::Failure(message)) = &response.issue {
+        return Err(format!("get_data failed: {message}"));
+    }
+    let peek = parse_python_json(&response.text)
+        .map_err(|e| format!("JSONDecodeError the get_data answer is not JSON ({e})"))?;
+    if let Some(error) = peek.get("error") {
+        return Err(format!(
+            "RuntimeError Universe switch failed: {}",
+            vakra_pyjson::py_str(error)
+        ));
+    }
+    match peek.get("handle") {
+        Some(handle) => Ok((vakra_pyjson::py_str(handle), peek)),
+        None => Err("KeyError 'handle'".into()),
+    }
+}
+
+/// JSON as Python's `json.loads` reads it: bare `NaN` and `Infinity` (which peeks of float
+/// columns hold) become `null`, since a JSON value cannot hold them.
+fn parse_python_json(text: &str) -> Result<Value, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Ok(value) => Ok(value),
+        Err(first) => {
+            let mut cleaned = String::with_capacity(text.len());
+            let mut in_string = false;
+            let mut escaped = false;
+            let mut rest = text;
+            while let Some(c) = rest.chars().next() {
+                if in_string {
+                    in_string = escaped || c != '"';
+                    escaped = !escaped && c == '\\';
+                } else if c == '"' {
+                    in_string = true;
+                } else if let Some(word) = ["-Infinity", "Infinity", "NaN"]
+                    .into_iter()
+                    .find(|w| rest.starts_with(w))
+                {
+                    cleaned.push_str("null");
+                    rest = &rest[word.len()..];
+                    continue;
+                }
+                cleaned.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+            serde_json::from_str(&cleaned).map_err(|_| first)
+        }
+    }
+}
+
+/// The conversation's start (spec §6.4).
+pub fn first_messages(
+    prompts: &Prompts,
+    fix_quirks: bool,
+    sample: &Sample,
+    initial: Option<&(String, Value)>,
+) -> Vec<Value> {
+    let mut messages = Vec::new();
+    let instructions = sample.additional_instructions.as_str();
+    // The reference tests the text against "" and " " only.
+    let has_policy = sample.capability == 4 && !matches!(instructions, "" | " ");
+    match &sample.context {
+        Some(context) if sample.capability == 4 => {
+            if has_policy {
+                messages.push(json!({"role": "system", "content": prompts.policy(instructions)}));
+            }
+            messages.extend(
+                context
+                    .iter()
+                    .map(|m| json!({"role": m.role, "content": m.content})),
+            );
+        }
+        _ => {
+            // Single-turn capability-4 items never see their policy in the reference.
+            if has_policy && fix_quirks {
+                messages.push(json!({"role": "system", "content": prompts.policy(instructions)}));
+            }
+            messages.push(json!({"role": "user", "content": sample.query}));
+        }
+    }
+    if let Some((handle, peek)) = initial
+        && !messages.iter().any(|m| m["role"] == "system")
+    {
+        messages.insert(
+            0,
+            json!({"role": "system", "content": prompts.capability_1(handle, peek)}),
+        );
+    }
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peeks_with_nan_parse_as_python_reads_them() {
+        let value = parse_python_json(r#"{"handle": "h", "v": [NaN, -Infinity, "NaN"]}"#).unwrap();
+        assert_eq!(value, json!({"handle": "h", "v": [null, null, "NaN"]}));
+        assert!(parse_python_json("{oops").is_err());
+    }
+}
