@@ -5,10 +5,7 @@
 use serde_json::Value;
 use vakra_frame::Table;
 use vakra_pyjson::pydantic::LineError;
-
-fn str_repr(s: String) -> String {
-    vakra_pyjson::py_repr(&Value::String(s))
-}
+use vakra_pyjson::str_repr;
 
 /// An argument after handle resolution: a stored table or the JSON the client sent.
 #[derive(Debug, Clone)]
@@ -63,7 +60,7 @@ fn table_repr(table: &Table) -> String {
     };
     for column in table.columns() {
         sep(&mut out);
-        out.push_str(&str_repr(column.name().to_owned()));
+        out.push_str(&str_repr(column.name()));
         out.push_str(": [");
         for (i, cell) in column.iter().enumerate() {
             if i > 0 {
@@ -81,9 +78,9 @@ fn table_repr(table: &Table) -> String {
                 out.push_str(", ");
             }
             let dtype = table.dtype(name).map_or("object", |d| d.as_str());
-            out.push_str(&str_repr(name.to_owned()));
+            out.push_str(&str_repr(name));
             out.push_str(": ");
-            out.push_str(&str_repr(dtype.to_owned()));
+            out.push_str(&str_repr(dtype));
         }
         out.push('}');
     }
@@ -95,7 +92,7 @@ fn table_repr(table: &Table) -> String {
 pub fn kwargs_repr(args: &[(String, ArgValue)]) -> String {
     let items: Vec<String> = args
         .iter()
-        .map(|(k, v)| format!("{}: {}", str_repr(k.clone()), v.python_repr()))
+        .map(|(k, v)| format!("{}: {}", str_repr(k), v.python_repr()))
         .collect();
     format!("{{{}}}", items.join(", "))
 }

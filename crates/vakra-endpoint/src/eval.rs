@@ -417,9 +417,7 @@ impl Env {
                     out.push_str(&match f.conversion {
                         None | Some(Conversion::Str) => value.str(),
                         Some(Conversion::Repr) => value.repr(),
-                        Some(Conversion::Ascii) => {
-                            value.repr().chars().flat_map(ascii_escape).collect()
-                        }
+                        Some(Conversion::Ascii) => vakra_pyjson::ascii(&value.repr()),
                     });
                 }
             }
@@ -531,18 +529,6 @@ impl Env {
             _ => Err(PyError::type_error("unsupported assignment target")),
         }
     }
-}
-
-/// Python's `ascii()` escaping of one character of a `repr()`.
-fn ascii_escape(c: char) -> Vec<char> {
-    let code = c as u32;
-    let escaped = match code {
-        0..=0x7f => return vec![c],
-        0x80..=0xff => format!("\\x{code:02x}"),
-        0x100..=0xffff => format!("\\u{code:04x}"),
-        _ => format!("\\U{code:08x}"),
-    };
-    escaped.chars().collect()
 }
 
 fn constant(c: &Constant) -> Result<PyValue, PyError> {

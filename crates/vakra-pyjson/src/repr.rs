@@ -2,15 +2,11 @@
 
 use serde_json::{Number, Value};
 
-use crate::{float::float_repr, push_hex};
+use crate::{float::float_repr, push_hex, unicode::is_printable};
 
 /// Python `repr()` of `value` as loaded by `json.loads`, because Python
 /// messages quote values this way (jsonschema's `'12' is not of type
-/// 'integer'`).
-///
-/// Non-printable characters are escaped as CPython does, except that code
-/// points unassigned in Python's Unicode database (other than
-/// noncharacters) are treated as printable.
+/// 'integer'`). Characters that `str.isprintable` rejects are escaped.
 pub fn py_repr(value: &Value) -> String {
     let mut out = String::new();
     push_repr(&mut out, value);
@@ -66,8 +62,14 @@ fn push_number(out: &mut String, n: &Number) {
     }
 }
 
-/// `repr(str)`: single quotes unless the text has a single quote and no
-/// double quote.
+/// Python's `repr()` of a `str`: single quotes unless the text has a single
+/// quote and no double quote.
+pub fn str_repr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_str_repr(&mut out, s);
+    out
+}
+
 fn push_str_repr(out: &mut String, s: &str) {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
@@ -75,6 +77,13 @@ fn push_str_repr(out: &mut String, s: &str) {
         '\''
     };
     out.push(quote);
+    push_str_repr_body(out, s, quote);
+    out.push(quote);
+}
+
+/// The inside of `repr(s)` when it is delimited by `quote` (`ast.unparse`
+/// writes f-string parts this way).
+pub fn push_str_repr_body(out: &mut String, s: &str, quote: char) {
     for c in s.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -86,71 +95,79 @@ fn push_str_repr(out: &mut String, s: &str) {
                 out.push(c);
             }
             c if is_printable(c) => out.push(c),
-            c => {
-                let code = u32::from(c);
-                if code <= 0xff {
-                    out.push_str("\\x");
-                    push_hex(out, code, 2);
-                } else if code <= 0xffff {
-                    out.push_str("\\u");
-                    push_hex(out, code, 4);
-                } else {
-                    out.push_str("\\U");
-                    push_hex(out, code, 8);
-                }
-            }
+            c => push_escape(out, c),
         }
     }
-    out.push(quote);
 }
 
-/// Code point ranges that are not printable for Python's `str.isprintable`
-/// because their category is Cc, Cf, Zs (except the space), Zl, Zp or Co, as
-/// of Unicode 14.0 (Python 3.11). Surrogates cannot occur in a Rust string.
-const NON_PRINTABLE: &[(u32, u32)] = &[
-    (0x0000, 0x001f),
-    (0x007f, 0x00a0),
-    (0x00ad, 0x00ad),
-    (0x0600, 0x0605),
-    (0x061c, 0x061c),
-    (0x06dd, 0x06dd),
-    (0x070f, 0x070f),
-    (0x0890, 0x0891),
-    (0x08e2, 0x08e2),
-    (0x1680, 0x1680),
-    (0x180e, 0x180e),
-    (0x2000, 0x200f),
-    (0x2028, 0x202f),
-    (0x205f, 0x2064),
-    (0x2066, 0x206f),
-    (0x3000, 0x3000),
-    (0xe000, 0xf8ff),
-    (0xfeff, 0xfeff),
-    (0xfff9, 0xfffb),
-    (0x110bd, 0x110bd),
-    (0x110cd, 0x110cd),
-    (0x13430, 0x13438),
-    (0x1bca0, 0x1bca3),
-    (0x1d173, 0x1d17a),
-    (0xe0001, 0xe0001),
-    (0xe0020, 0xe007f),
-    (0xf0000, 0xffffd),
-    (0x100000, 0x10fffd),
-];
+/// Python's `repr()` of a `bytes` value.
+pub fn bytes_repr(bytes: &[u8]) -> String {
+    let quote = if bytes.contains(&b'\'') && !bytes.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
+    let mut out = String::with_capacity(bytes.len() + 3);
+    out.push('b');
+    out.push(char::from(quote));
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            b if b == quote => {
+                out.push('\\');
+                out.push(char::from(b));
+            }
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => push_escape(&mut out, char::from(b)),
+        }
+    }
+    out.push(char::from(quote));
+    out
+}
 
-fn is_printable(c: char) -> bool {
+/// Python's `ascii()` of a value whose `repr()` is `repr`: every non-ASCII
+/// character escaped.
+pub fn ascii(repr: &str) -> String {
+    let mut out = String::with_capacity(repr.len());
+    for c in repr.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            push_escape(&mut out, c);
+        }
+    }
+    out
+}
+
+/// Appends `\x`, `\u` or `\U` and the code point in lowercase hex, the
+/// narrowest form that fits, as `repr` and the `unicode_escape` codec do.
+pub fn push_escape(out: &mut String, c: char) {
     let code = u32::from(c);
-    let noncharacter = (0xfdd0..=0xfdef).contains(&code) || code & 0xfffe == 0xfffe;
-    !noncharacter
-        && NON_PRINTABLE
-            .binary_search_by(|&(lo, hi)| {
-                if hi < code {
-                    std::cmp::Ordering::Less
-                } else if lo > code {
-                    std::cmp::Ordering::Greater
-                } else {
-                    std::cmp::Ordering::Equal
-                }
-            })
-            .is_err()
+    let (prefix, width) = match code {
+        0..=0xff => ("\\x", 2),
+        0x100..=0xffff => ("\\u", 4),
+        _ => ("\\U", 8),
+    };
+    out.push_str(prefix);
+    push_hex(out, code, width);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_match_python_repr() {
+        assert_eq!(str_repr("it's"), "\"it's\"");
+        assert_eq!(str_repr("a'b\"c"), "'a\\'b\"c'");
+        assert_eq!(str_repr("tab\there\n"), "'tab\\there\\n'");
+        assert_eq!(
+            str_repr("\u{7f}\u{a0}é\u{200b}😀"),
+            "'\\x7f\\xa0é\\u200b😀'"
+        );
+        assert_eq!(bytes_repr(b"a'\x00\xff"), "b\"a'\\x00\\xff\"");
+    }
 }

@@ -137,6 +137,12 @@ fn matches_cpython_repr_and_str() {
             r#"'\U000e0001 \U000e007f \U000f0000 \U0010fffd \ufdd0 \U0001fffe'"#,
             "\u{e0001} \u{e007f} \u{f0000} \u{10fffd} \u{fdd0} \u{1fffe}",
         ),
+        // unassigned in Python 3.11's Unicode database (14.0), so not printable
+        (
+            r#""\u0378 \ud83e\udef7""#,
+            r#"'\u0378 \U0001faf7'"#,
+            "\u{378} \u{1faf7}",
+        ),
     ];
     for &(input, repr, str) in cases {
         let value: Value = serde_json::from_str(input).expect("valid JSON");

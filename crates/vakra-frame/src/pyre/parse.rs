@@ -306,7 +306,7 @@ impl Source {
             return Err(self.error(
                 &format!(
                     "bad character in group name {}",
-                    crate::cell::str_repr(name)
+                    vakra_pyjson::str_repr(name)
                 ),
                 name.chars().count() + offset,
             ));
@@ -411,7 +411,7 @@ fn named_escape(source: &mut Source) -> Result<u32, ReError> {
     }
     let name = source.getuntil('}', "character name")?;
     Err(source.error(
-        &format!("undefined character name {}", crate::cell::str_repr(&name)),
+        &format!("undefined character name {}", vakra_pyjson::str_repr(&name)),
         name.chars().count() + 4,
     ))
 }
@@ -862,7 +862,7 @@ fn parse_group(
                     let len = n.chars().count() + 1;
                     let Some(&gid) = state.group_names.get(&n) else {
                         return Err(source.error(
-                            &format!("unknown group name {}", crate::cell::str_repr(&n)),
+                            &format!("unknown group name {}", vakra_pyjson::str_repr(&n)),
                             len,
                         ));
                     };
@@ -977,7 +977,7 @@ fn parse_group(
                 return Err(source.error(
                     &format!(
                         "redefinition of group name {} as group {gid}; was group {old}",
-                        crate::cell::str_repr(n)
+                        vakra_pyjson::str_repr(n)
                     ),
                     n.chars().count() + 1,
                 ));
@@ -1033,7 +1033,7 @@ fn parse_conditional(
             Some(&g) => g,
             None => {
                 return Err(source.error(
-                    &format!("unknown group name {}", crate::cell::str_repr(&condname)),
+                    &format!("unknown group name {}", vakra_pyjson::str_repr(&condname)),
                     len,
                 ));
             }
@@ -1043,7 +1043,7 @@ fn parse_conditional(
             source.error(
                 &format!(
                     "bad character in group name {}",
-                    crate::cell::str_repr(&condname)
+                    vakra_pyjson::str_repr(&condname)
                 ),
                 len,
             )
