@@ -22,6 +22,7 @@ pub mod fuzzy;
 pub mod numeric;
 pub mod rng;
 mod session;
+mod state;
 mod tools;
 mod validate;
 

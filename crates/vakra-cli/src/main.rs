@@ -7,6 +7,7 @@ mod connect;
 mod eval;
 mod eval_diff;
 mod eval_merge;
+mod eval_report;
 mod import;
 mod index;
 mod logging;

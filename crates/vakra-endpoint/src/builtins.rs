@@ -4,7 +4,7 @@
 use vakra_pyjson::is_space;
 
 use crate::PyValue;
-use crate::eval::PyError;
+use crate::exception::PyError;
 use crate::pyops::{MAX_SEQUENCE, as_index, dict_insert, float_value, integer, iterate, overflow};
 
 /// The builtin functions expressions may call.

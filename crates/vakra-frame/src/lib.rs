@@ -18,6 +18,7 @@
 
 mod cell;
 mod column;
+mod dtype;
 mod error;
 mod isoformat;
 mod like;
@@ -32,12 +33,13 @@ mod tools;
 
 pub use cell::Cell;
 pub use column::Column;
+pub use dtype::Dtype;
 pub use error::{FrameError, RenderError, ToolError};
 pub use loader::{
     DirectLimits, InitArgs, TableSpec, initialize_active_data, load_universe, make_safe,
 };
 pub use render::{handle_suffix, peek, python_str, render_list};
-pub use table::{Dtype, Table};
+pub use table::Table;
 pub use text::Text;
 pub use tools::{
     AggregationOperation, CalcOperand, CalculatorOperation, FilterCondition, KeyName, ToolValue,
