@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use vakra_frame::Table;
-use vakra_pyjson::pydantic::LineError;
+use vakra_pyjson::pydantic::{EXTRA_FORBIDDEN, ErrorType, LineError, MISSING};
 use vakra_pyjson::str_repr;
 
 /// An argument after handle resolution: a stored table or the JSON the client sent.
@@ -108,22 +108,22 @@ pub fn wrong_type(field: &str, value: &ArgValue, kind: &'static str, message: &s
     }
 }
 
+/// A line item of one of pydantic's fixed error types about an argument's value.
+pub fn wrong(field: &str, value: &ArgValue, error: ErrorType) -> LineError {
+    wrong_type(field, value, error.kind, error.message)
+}
+
 /// An argument the model does not declare.
 pub fn extra(field: &str, value: &ArgValue) -> LineError {
-    wrong_type(
-        field,
-        value,
-        "extra_forbidden",
-        "Extra inputs are not permitted",
-    )
+    wrong(field, value, EXTRA_FORBIDDEN)
 }
 
 /// A required field is absent; pydantic quotes all arguments.
 pub fn missing(field: &str, args: &[(String, ArgValue)]) -> LineError {
     LineError {
         loc: field.to_owned(),
-        message: "Field required".into(),
-        kind: "missing",
+        message: MISSING.message.into(),
+        kind: MISSING.kind,
         input_repr: kwargs_repr(args),
         input_type: "dict",
     }
