@@ -12,16 +12,22 @@
 //! [`LegacyTranslator`] turns ground-truth traces of the older `initialize_active_data` /
 //! `"$label.data_path$"` form into live calls, for the evaluator.
 
+mod dispatch;
+mod env;
 mod error;
+mod inputs;
 mod legacy;
 mod mapping;
 pub mod pydantic;
+mod reply;
 mod session;
 mod texts;
 pub mod tools;
 
+pub use env::{ChainingEnv, ChainingOptions, ServerMode};
 pub use error::ChainingError;
 pub use legacy::{LegacyTranslator, LiveCall, handle_of_peek};
 pub use mapping::{Toolset, UNIVERSES_FILE, Universe, Universes};
-pub use session::{ChainingEnv, ChainingOptions, ListedTool, Reply, ServerMode, Session};
+pub use reply::{ListedTool, Reply};
+pub use session::Session;
 pub use texts::{ModelTexts, TEXTS_FILE, ToolTexts};
