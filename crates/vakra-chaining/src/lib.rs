@@ -4,10 +4,13 @@
 //! `get_data(tool_universe_id)` builds a universe's table (via [`vakra_frame`]) and keeps it
 //! server-side under a handle; every later tool names handles and stores its table results
 //! under new ones. This crate owns everything around the engine: the universe mapping
-//! ([`Universes`]), the listing and its schemas ([`tools`], with prose from [`ToolTexts`]), and
-//! one session's state and call pipeline ([`Session`]): toolset switching, handle naming and
-//! counters, getter accumulation, the server's own checks and error texts, pydantic's
-//! messages. The MCP layer adds the SDK's argument validation and the transports.
+//! ([`Universes`]), the listing and its schemas ([`tools`], with prose from [`ToolTexts`]), what
+//! all sessions of a domain share ([`ChainingEnv`]: settings, schemas, the universe-table
+//! cache), and one session's state and call pipeline ([`Session`]): toolset switching, handle
+//! naming and counters, getter accumulation, the server's own checks and error texts. A call's
+//! arguments are decoded by its tool's input model with pydantic's errors (`inputs.rs`) and
+//! dispatched to the engine (`dispatch.rs`). The MCP layer adds the SDK's argument validation
+//! and the transports.
 //!
 //! [`LegacyTranslator`] turns ground-truth traces of the older `initialize_active_data` /
 //! `"$label.data_path$"` form into live calls, for the evaluator.

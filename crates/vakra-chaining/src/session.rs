@@ -1,5 +1,6 @@
 //! One capability-1 session: the reference's `RouterMCPServer` state and its `call_tool`
-//! handler, after the MCP SDK's own argument validation (which the MCP layer does).
+//! handler, after the MCP SDK's own argument validation (which the MCP layer does); what the
+//! domain's sessions share is `env.rs`, a tool's run is `dispatch.rs`.
 //!
 //! State: the current universe and its table, the toolset, the handle store and its per-prefix
 //! counters, and the accumulated column getters. Tables are immutable and shared (`Arc`), so a
