@@ -88,7 +88,7 @@ fn quote_plus(out: &mut String, text: &str) {
 fn py_str(value: &Value) -> Result<String> {
     match value {
         Value::Array(_) | Value::Object(_) => bail!("not a scalar value"),
-        scalar => Ok(vakra_pyjson::py_str(scalar)),
+        scalar => Ok(vakra_pytext::py_str(scalar)),
     }
 }
 

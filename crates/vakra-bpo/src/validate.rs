@@ -3,7 +3,7 @@
 //! reproduces those checks for the parameter kinds the BPO tools use, and the text.
 
 use serde_json::{Map, Value};
-use vakra_pyjson::pydantic::{
+use vakra_pytext::pydantic::{
     LIST_TYPE, LineError, MISSING_ARGUMENT, STRING_TYPE, UNEXPECTED_KEYWORD_ARGUMENT,
     validation_error,
 };

@@ -9,8 +9,8 @@ use vakra_frame::{
     transform_data_to_absolute_value, transform_data_to_datetime_part, transform_data_to_substring,
     truncate,
 };
-use vakra_pyjson::py_repr;
-use vakra_pyjson::pydantic::{LineError, validation_error};
+use vakra_pytext::py_repr;
+use vakra_pytext::pydantic::{LineError, validation_error};
 
 use crate::inputs::Inputs;
 use crate::pydantic::{ArgValue, kwargs_repr};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use vakra_frame::{Cell, Table};
-use vakra_pyjson::pydantic::{
+use vakra_pytext::pydantic::{
     BOOL_TYPE, DICT_TYPE, ErrorType, INT_TYPE, LIST_TYPE, LineError, STRING_TYPE, validation_error,
 };
 

@@ -1,11 +1,11 @@
 //! The arguments of capability-1 input models as pydantic sees them, for its `ValidationError`
-//! texts (formatted by [`vakra_pyjson::pydantic`]): Python reprs and type names of resolved
+//! texts (formatted by [`vakra_pytext::pydantic`]): Python reprs and type names of resolved
 //! arguments, including stored tables.
 
 use serde_json::Value;
 use vakra_frame::Table;
-use vakra_pyjson::pydantic::{EXTRA_FORBIDDEN, ErrorType, LineError, MISSING};
-use vakra_pyjson::str_repr;
+use vakra_pytext::pydantic::{EXTRA_FORBIDDEN, ErrorType, LineError, MISSING};
+use vakra_pytext::str_repr;
 
 /// An argument after handle resolution: a stored table or the JSON the client sent.
 #[derive(Debug, Clone)]
@@ -18,7 +18,7 @@ impl ArgValue {
     /// Python's `repr` of the value the tool function receives.
     pub fn python_repr(&self) -> String {
         match self {
-            ArgValue::Json(v) => vakra_pyjson::py_repr(v),
+            ArgValue::Json(v) => vakra_pytext::py_repr(v),
             ArgValue::Table(t) => table_repr(t),
         }
     }
@@ -27,7 +27,7 @@ impl ArgValue {
     pub fn python_type(&self) -> &'static str {
         match self {
             ArgValue::Table(_) => "dict",
-            ArgValue::Json(v) => vakra_pyjson::pydantic::python_type(v),
+            ArgValue::Json(v) => vakra_pytext::pydantic::python_type(v),
         }
     }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use vakra_pyjson::{DumpOptions, dumps};
+use vakra_pytext::{DumpOptions, dumps};
 
 /// A listed tool.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use vakra_frame::{DirectLimits, InitArgs, Table, ToolValue, initialize_active_data, peek};
-use vakra_pyjson::py_repr;
-use vakra_pyjson::pydantic::{STRING_TYPE, validation_error};
+use vakra_pytext::py_repr;
+use vakra_pytext::pydantic::{STRING_TYPE, validation_error};
 
 use crate::dispatch::{run_getter, run_tool};
 use crate::env::{ChainingEnv, ServerMode};

@@ -1,7 +1,7 @@
 //! The builtins and `str` methods of the expression language, with CPython 3.11's results and
 //! messages (argument-count errors included).
 
-use vakra_pyjson::is_space;
+use vakra_pytext::is_space;
 
 use crate::PyValue;
 use crate::exception::PyError;

@@ -390,7 +390,7 @@ impl Env {
                     out.push_str(&match f.conversion {
                         None | Some(Conversion::Str) => value.str(),
                         Some(Conversion::Repr) => value.repr(),
-                        Some(Conversion::Ascii) => vakra_pyjson::ascii(&value.repr()),
+                        Some(Conversion::Ascii) => vakra_pytext::ascii(&value.repr()),
                     });
                 }
             }

@@ -3,14 +3,14 @@
 
 use serde_json::{Value, json};
 use vakra_catalog::{Param, ParamType};
-use vakra_pyjson::pydantic::{
+use vakra_pytext::pydantic::{
     BOOL_PARSING, ErrorType, FLOAT_PARSING, INT_PARSING, INT_PARSING_SIZE, MISSING,
 };
 
 use crate::PyValue;
 
 /// The pydantic minor version whose documentation links appear in 422 bodies.
-pub use vakra_pyjson::pydantic::PYDANTIC_DOCS_VERSION;
+pub use vakra_pytext::pydantic::PYDANTIC_DOCS_VERSION;
 
 /// One entry of FastAPI's `{"detail": [...]}` body.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +30,7 @@ impl ParamError {
             "loc": ["query", self.param],
             "msg": self.message,
             "input": self.input,
-            "url": vakra_pyjson::pydantic::docs_url(self.kind),
+            "url": vakra_pytext::pydantic::docs_url(self.kind),
         })
     }
 }

@@ -141,7 +141,7 @@ impl PyValue {
             PyValue::None => "null".into(),
             PyValue::Bool(b) => b.to_string(),
             PyValue::Int(i) => i.to_string(),
-            PyValue::Float(f) if f.is_finite() => vakra_pyjson::float_repr(*f),
+            PyValue::Float(f) if f.is_finite() => vakra_pytext::float_repr(*f),
             PyValue::Float(_) => return Err(JsonError::NonFiniteFloat),
             PyValue::Bytes(b) => {
                 String::from_utf8(b.clone()).map_err(|_| JsonError::InvalidUtf8)?
@@ -174,9 +174,9 @@ impl PyValue {
             PyValue::Int(i) => {
                 let _ = write!(out, "{i}");
             }
-            PyValue::Float(f) => out.push_str(&vakra_pyjson::float_repr(*f)),
-            PyValue::Str(s) => out.push_str(&vakra_pyjson::str_repr(s)),
-            PyValue::Bytes(b) => out.push_str(&vakra_pyjson::bytes_repr(b)),
+            PyValue::Float(f) => out.push_str(&vakra_pytext::float_repr(*f)),
+            PyValue::Str(s) => out.push_str(&vakra_pytext::str_repr(s)),
+            PyValue::Bytes(b) => out.push_str(&vakra_pytext::bytes_repr(b)),
             PyValue::List(items) => write_seq(out, "[", items, "]"),
             PyValue::Tuple(items) if items.len() == 1 => write_seq(out, "(", items, ",)"),
             PyValue::Tuple(items) => write_seq(out, "(", items, ")"),

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use vakra_pyjson::pydantic::{
+use vakra_pytext::pydantic::{
     DICT_TYPE, FINITE_NUMBER, FLOAT_PARSING, FLOAT_TYPE, INT_FROM_FLOAT, INT_PARSING, INT_TYPE,
     LIST_TYPE, MISSING, STRING_TYPE, model_type_message,
 };
@@ -47,7 +47,7 @@ pub fn validate_text(text: &str) -> Vec<String> {
         let Some(record) = object(record) else {
             let kind = match non_finite(record) {
                 Some(_) => "float",
-                None => vakra_pyjson::pydantic::python_type(record),
+                None => vakra_pytext::pydantic::python_type(record),
             };
             errors.push(format!("Record {index}: expected an object, got {kind}"));
             continue;
@@ -56,7 +56,7 @@ pub fn validate_text(text: &str) -> Vec<String> {
             Some(Value::String(s)) => s.clone(),
             Some(other) => match non_finite(other) {
                 Some(repr) => repr.to_owned(),
-                None => vakra_pyjson::py_str(other),
+                None => vakra_pytext::py_str(other),
             },
             None => format!("<index {index}>"),
         };

@@ -273,16 +273,16 @@ impl Cell {
             Cell::Bool(false) => "False".to_owned(),
             Cell::Int(i) => i.to_string(),
             Cell::UInt(u) => u.to_string(),
-            Cell::Float(x) => vakra_pyjson::float_repr(*x),
+            Cell::Float(x) => vakra_pytext::float_repr(*x),
             Cell::Str(s) => s.to_string(),
-            Cell::Bytes(b) => vakra_pyjson::bytes_repr(b),
+            Cell::Bytes(b) => vakra_pytext::bytes_repr(b),
         }
     }
 
     /// Python's `repr(x)`, as Python error messages quote values.
     pub fn python_repr(&self) -> String {
         match self {
-            Cell::Str(s) => vakra_pyjson::str_repr(s),
+            Cell::Str(s) => vakra_pytext::str_repr(s),
             other => other.python_str(),
         }
     }

@@ -6,7 +6,7 @@
 //! result sets and from plain lists), its comparisons, stable sorts and concatenation rules,
 //! numpy's nan-aware reductions down to the summation order, CPython's `re` grammar,
 //! `datetime.fromisoformat`, number parsing and `str()` formatting, and every error text the
-//! reference shows (`repr` and `json.dumps` themselves are `vakra_pyjson`'s).
+//! reference shows (`repr` and `json.dumps` themselves are `vakra_pytext`'s).
 //!
 //! It is pure computation: the server layer owns universes, handles, tool listings and argument
 //! validation, resolves handles to [`Table`]s, calls the tool functions with typed arguments,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use vakra_catalog::FetchMode;
-use vakra_pyjson::str_repr;
+use vakra_pytext::str_repr;
 use vakra_sql::{Database, Fetched, SqlError, SqlValue};
 
 use crate::error::FrameError;

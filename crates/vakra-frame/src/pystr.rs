@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use fancy_regex::Regex;
-use vakra_pyjson::{is_space, str_repr};
+use vakra_pytext::{is_space, str_repr};
 
 use crate::error::ToolError;
 

@@ -205,7 +205,7 @@ impl Table {
         let keys: Vec<String> = self
             .columns
             .iter()
-            .map(|c| vakra_pyjson::str_repr(c.name()))
+            .map(|c| vakra_pytext::str_repr(c.name()))
             .collect();
         Err(ToolError::key_error(&format!(
             "Key: {key_name} not found in table. Choose from available keys: [{}]",

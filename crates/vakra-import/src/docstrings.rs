@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
-use vakra_pyjson::is_space;
 use vakra_pysyntax::ast::{Constant, ExprKind, Stmt, StmtKind};
+use vakra_pytext::is_space;
 
 use crate::{ImportError, io_error};
 

@@ -10,7 +10,7 @@
 //! 3.11's `ast.unparse` (quotes, escapes, float digits, minimal
 //! parentheses), so `parse_expression(&e.to_string())` gives back a tree
 //! equal to `e`. The `repr` of strings, bytes and floats and the printable
-//! table come from `vakra_pyjson`; only `ast.unparse`'s own quote choice is
+//! table come from `vakra_pytext`; only `ast.unparse`'s own quote choice is
 //! here.
 //!
 //! The tokenizer and parser are hand written and follow CPython's lexical

@@ -1,8 +1,8 @@
 //! How `ast.unparse` quotes string literals: CPython's
 //! `_Unparser._str_literal_helper` and the quote kinds it may choose from
-//! (`repr` itself is `vakra_pyjson::str_repr`).
+//! (`repr` itself is `vakra_pytext::str_repr`).
 
-use vakra_pyjson::{is_printable, push_escape, str_repr};
+use vakra_pytext::{is_printable, push_escape, str_repr};
 
 /// Quotes `ast.unparse` may choose from, in order of preference.
 pub(crate) const ALL_QUOTES: [&str; 4] = ["'", "\"", "\"\"\"", "'''"];

@@ -14,7 +14,7 @@ use crate::ast::{
     Keyword, Param, UnaryOp,
 };
 use crate::quotes::{ALL_QUOTES, push_literal_escaped, quote_choices, str_literal_helper};
-use vakra_pyjson::{bytes_repr, push_str_repr_body, str_repr};
+use vakra_pytext::{bytes_repr, push_str_repr_body, str_repr};
 
 /// Operator precedence levels of `ast._Precedence`, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -342,7 +342,7 @@ impl Unparser {
             Constant::Int(value) => self.out.push_str(&value.to_string()),
             Constant::BigInt(digits) => self.out.push_str(digits),
             Constant::Float(value) => {
-                let repr = vakra_pyjson::float_repr(*value)
+                let repr = vakra_pytext::float_repr(*value)
                     .replace("inf", INFINITY)
                     .replace("nan", &format!("({INFINITY}-{INFINITY})"));
                 self.out.push_str(&repr);

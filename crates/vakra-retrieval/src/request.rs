@@ -4,7 +4,7 @@
 //! wrapper forwards the tool arguments as this body.
 
 use serde_json::{Map, Value, json};
-use vakra_pyjson::pydantic::{
+use vakra_pytext::pydantic::{
     ErrorType, INT_FROM_FLOAT, INT_PARSING, INT_PARSING_SIZE, INT_TYPE, MISSING,
     MODEL_ATTRIBUTES_TYPE, STRING_TYPE,
 };

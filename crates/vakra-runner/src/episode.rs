@@ -148,11 +148,11 @@ async fn switch_universe(session: &ReplaySession, uuid: &str) -> Result<(String,
     if let Some(error) = peek.get("error") {
         return Err(format!(
             "RuntimeError Universe switch failed: {}",
-            vakra_pyjson::py_str(error)
+            vakra_pytext::py_str(error)
         ));
     }
     match peek.get("handle") {
-        Some(handle) => Ok((vakra_pyjson::py_str(handle), peek)),
+        Some(handle) => Ok((vakra_pytext::py_str(handle), peek)),
         None => Err("KeyError 'handle'".into()),
     }
 }
@@ -243,7 +243,7 @@ fn finish(
                 Ending::Answered => None,
                 Ending::TimedOut => Some(format!(
                     "Agent timed out after {} seconds",
-                    vakra_pyjson::float_repr(setup.timeout.as_secs_f64())
+                    vakra_pytext::float_repr(setup.timeout.as_secs_f64())
                 )),
                 Ending::StepLimit => Some(format!(
                     "the agent made {} model requests without answering (--max-steps)",

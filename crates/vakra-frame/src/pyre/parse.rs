@@ -226,7 +226,7 @@ impl Source {
             return Err(self.error(
                 &format!(
                     "bad character in group name {}",
-                    vakra_pyjson::str_repr(name)
+                    vakra_pytext::str_repr(name)
                 ),
                 name.chars().count() + offset,
             ));
@@ -331,7 +331,7 @@ fn named_escape(source: &mut Source) -> Result<u32, ReError> {
     }
     let name = source.getuntil('}', "character name")?;
     Err(source.error(
-        &format!("undefined character name {}", vakra_pyjson::str_repr(&name)),
+        &format!("undefined character name {}", vakra_pytext::str_repr(&name)),
         name.chars().count() + 4,
     ))
 }
@@ -782,7 +782,7 @@ fn parse_group(
                     let len = n.chars().count() + 1;
                     let Some(&gid) = state.group_names.get(&n) else {
                         return Err(source.error(
-                            &format!("unknown group name {}", vakra_pyjson::str_repr(&n)),
+                            &format!("unknown group name {}", vakra_pytext::str_repr(&n)),
                             len,
                         ));
                     };
@@ -897,7 +897,7 @@ fn parse_group(
                 return Err(source.error(
                     &format!(
                         "redefinition of group name {} as group {gid}; was group {old}",
-                        vakra_pyjson::str_repr(n)
+                        vakra_pytext::str_repr(n)
                     ),
                     n.chars().count() + 1,
                 ));
@@ -953,7 +953,7 @@ fn parse_conditional(
             Some(&g) => g,
             None => {
                 return Err(source.error(
-                    &format!("unknown group name {}", vakra_pyjson::str_repr(&condname)),
+                    &format!("unknown group name {}", vakra_pytext::str_repr(&condname)),
                     len,
                 ));
             }
@@ -963,7 +963,7 @@ fn parse_conditional(
             source.error(
                 &format!(
                     "bad character in group name {}",
-                    vakra_pyjson::str_repr(&condname)
+                    vakra_pytext::str_repr(&condname)
                 ),
                 len,
             )

@@ -2,7 +2,7 @@
 //! `str(json.loads(input))`; every expected string was produced by CPython.
 
 use serde_json::Value;
-use vakra_pyjson::{py_repr, py_str};
+use vakra_pytext::{py_repr, py_str};
 
 #[test]
 fn matches_cpython_repr_and_str() {

@@ -1,7 +1,7 @@
 //! `float_repr` against CPython 3.11 `repr(float)`; every expected string was
 //! produced by CPython.
 
-use vakra_pyjson::float_repr;
+use vakra_pytext::float_repr;
 
 #[test]
 fn matches_cpython_repr() {
@@ -107,11 +107,11 @@ fn round_trips_random_bit_patterns() {
 fn ties_at_the_shortest_length_round_like_python() {
     // expected texts are CPython 3.11's repr
     assert_eq!(
-        vakra_pyjson::float_repr(1249999999999998.25),
+        vakra_pytext::float_repr(1249999999999998.25),
         "1249999999999998.2"
     );
     assert_eq!(
-        vakra_pyjson::float_repr(99.99880981445312),
+        vakra_pytext::float_repr(99.99880981445312),
         "99.99880981445312"
     );
 }
