@@ -86,64 +86,9 @@ fn quote_plus(out: &mut String, text: &str) {
 
 /// Stringifies a scalar JSON value as Python's `str()` would after `json.loads`.
 fn py_str(value: &Value) -> Result<String> {
-    Ok(match value {
-        Value::String(text) => text.clone(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::Null => "None".into(),
-        Value::Number(number) => {
-            if let Some(int) = number.as_i64() {
-                int.to_string()
-            } else if let Some(int) = number.as_u64() {
-                int.to_string()
-            } else {
-                py_float_repr(number.as_f64().unwrap_or(f64::NAN))
-            }
-        }
+    match value {
         Value::Array(_) | Value::Object(_) => bail!("not a scalar value"),
-    })
-}
-
-/// Python's `repr(float)`: the shortest round-tripping digits, in positional notation when
-/// the decimal exponent is in `-4..16` (always with a fractional part), otherwise as
-/// `d.ddde±XX`.
-fn py_float_repr(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    let sign = if x.is_sign_negative() { "-" } else { "" };
-    if x.is_infinite() {
-        return format!("{sign}inf");
-    }
-    // `{:e}` gives the shortest round-tripping digits, e.g. "1.2345e-7" or "0e0".
-    let scientific = format!("{:e}", x.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let (first, rest) = digits.split_at(1);
-    if !(-4..16).contains(&exponent) {
-        let fraction = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let exp_sign = if exponent < 0 { '-' } else { '+' };
-        return format!(
-            "{sign}{first}{fraction}e{exp_sign}{:02}",
-            exponent.unsigned_abs()
-        );
-    }
-    if exponent < 0 {
-        let zeros = "0".repeat(exponent.unsigned_abs() as usize - 1);
-        return format!("{sign}0.{zeros}{digits}");
-    }
-    let int_len = exponent as usize + 1;
-    if digits.len() <= int_len {
-        let zeros = "0".repeat(int_len - digits.len());
-        format!("{sign}{digits}{zeros}.0")
-    } else {
-        let (int, fraction) = digits.split_at(int_len);
-        format!("{sign}{int}.{fraction}")
+        scalar => Ok(vakra_pytext::py_str(scalar)),
     }
 }
 
@@ -154,33 +99,6 @@ mod tests {
 
     fn base() -> Url {
         Url::parse("http://127.0.0.1:8000").unwrap()
-    }
-
-    #[test]
-    fn floats_print_like_python_repr() {
-        let cases = [
-            (2.0, "2.0"),
-            (0.1, "0.1"),
-            (0.0, "0.0"),
-            (-0.0, "-0.0"),
-            (-1.5, "-1.5"),
-            (123.456, "123.456"),
-            (1e15, "1000000000000000.0"),
-            (1e16, "1e+16"),
-            (1.2345e16, "1.2345e+16"),
-            (0.0001, "0.0001"),
-            (0.00012, "0.00012"),
-            (1e-5, "1e-05"),
-            (1.5e-7, "1.5e-07"),
-            (12345678901234567890.0, "1.2345678901234567e+19"),
-            (f64::MAX, "1.7976931348623157e+308"),
-            (5e-324, "5e-324"),
-            (0.30000000000000004, "0.30000000000000004"),
-            (f64::INFINITY, "inf"),
-        ];
-        for (value, expected) in cases {
-            assert_eq!(py_float_repr(value), expected, "{value:e}");
-        }
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod fuzzy;
 pub mod numeric;
 pub mod rng;
 mod session;
+mod state;
 mod tools;
 mod validate;
 
@@ -33,5 +34,5 @@ pub use session::{BpoSession, ToolOutput, tool_meta};
 /// Python's `json.dumps(value)` with its default separators and ASCII escapes, as the
 /// reference's `Exception(json.dumps(...))` texts use.
 pub(crate) fn python_json_dumps(value: &serde_json::Value) -> String {
-    vakra_pyjson::dumps(value, &vakra_pyjson::DumpOptions::python_default()).unwrap_or_default()
+    vakra_pytext::dumps(value, &vakra_pytext::DumpOptions::python_default()).unwrap_or_default()
 }

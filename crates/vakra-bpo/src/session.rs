@@ -8,20 +8,9 @@ use serde_json::{Map, Value, json};
 use vakra_catalog::tools::ToolSpec;
 
 use crate::data::BpoData;
-use crate::rng::PyRandom;
+use crate::state::SessionState;
 use crate::tools::{self, Call, Outcome, Returns, TOOLS, ToolDef};
 use crate::validate::validate;
-
-/// The seed of the reference's `random.Random(42)` in its error-prone tools.
-const RNG_SEED: u64 = 42;
-
-/// The state the reference keeps per server process.
-pub(crate) struct SessionState {
-    /// Drawn once per `candidate_source_candidate_pipeline_status` call.
-    pub rng: PyRandom,
-    /// Calls of `candidate_source_bulk_source_data` so far.
-    pub bulk_calls: u64,
-}
 
 /// What an MCP client receives for one `tools/call`.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,10 +63,7 @@ impl BpoSession {
     pub fn new(data: Arc<BpoData>) -> Self {
         Self {
             data,
-            state: SessionState {
-                rng: PyRandom::new(RNG_SEED),
-                bulk_calls: 0,
-            },
+            state: SessionState::fresh(),
         }
     }
 

@@ -3,12 +3,15 @@
 //! reproduces those checks for the parameter kinds the BPO tools use, and the text.
 
 use serde_json::{Map, Value};
-use vakra_pyjson::pydantic::{LineError, validation_error};
+use vakra_pytext::pydantic::{
+    LIST_TYPE, LineError, MISSING_ARGUMENT, STRING_TYPE, UNEXPECTED_KEYWORD_ARGUMENT,
+    validation_error,
+};
 
 use crate::tools::{Arg, Args, Param, ParamKind};
 
 fn string_type(loc: String, input: &Value) -> LineError {
-    LineError::for_value(loc, "string_type", "Input should be a valid string", input)
+    LineError::for_value(loc, STRING_TYPE, input)
 }
 
 /// Checks `arguments` against the tool's parameters; on failure returns the text of pydantic's
@@ -25,8 +28,7 @@ pub(crate) fn validate(
             match param.kind {
                 ParamKind::Str => errors.push(LineError::for_value(
                     param.name,
-                    "missing_argument",
-                    "Missing required argument",
+                    MISSING_ARGUMENT,
                     &Value::Object(arguments.clone()),
                 )),
                 ParamKind::StrDefault(default) => args.push(Arg::Str(default.into())),
@@ -46,12 +48,9 @@ pub(crate) fn validate(
                 }
                 args.push(Arg::List(strings));
             }
-            (ParamKind::OptionalStrList, other) => errors.push(LineError::for_value(
-                param.name,
-                "list_type",
-                "Input should be a valid list",
-                other,
-            )),
+            (ParamKind::OptionalStrList, other) => {
+                errors.push(LineError::for_value(param.name, LIST_TYPE, other))
+            }
             (_, Value::String(s)) => args.push(Arg::Str(s.clone())),
             (_, other) => errors.push(string_type(param.name.into(), other)),
         }
@@ -60,8 +59,7 @@ pub(crate) fn validate(
         if !params.iter().any(|p| p.name == name) {
             errors.push(LineError::for_value(
                 name.clone(),
-                "unexpected_keyword_argument",
-                "Unexpected keyword argument",
+                UNEXPECTED_KEYWORD_ARGUMENT,
                 value,
             ));
         }

@@ -73,9 +73,9 @@ pub fn checksum(tools: &[ToolSpec]) -> String {
         .iter()
         .map(|t| json!({"name": t.name, "inputSchema": Value::Object(t.input_schema.clone())}))
         .collect();
-    let text = vakra_pyjson::dumps(
+    let text = vakra_pytext::dumps(
         &Value::Array(entries),
-        &vakra_pyjson::DumpOptions::checksum(),
+        &vakra_pytext::DumpOptions::checksum(),
     )
     .unwrap_or_default();
     hex::encode(Sha256::digest(text.as_bytes()))

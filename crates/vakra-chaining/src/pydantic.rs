@@ -1,14 +1,11 @@
 //! The arguments of capability-1 input models as pydantic sees them, for its `ValidationError`
-//! texts (formatted by [`vakra_pyjson::pydantic`]): Python reprs and type names of resolved
+//! texts (formatted by [`vakra_pytext::pydantic`]): Python reprs and type names of resolved
 //! arguments, including stored tables.
 
 use serde_json::Value;
 use vakra_frame::Table;
-use vakra_pyjson::pydantic::LineError;
-
-fn str_repr(s: String) -> String {
-    vakra_pyjson::py_repr(&Value::String(s))
-}
+use vakra_pytext::pydantic::{EXTRA_FORBIDDEN, ErrorType, LineError, MISSING};
+use vakra_pytext::str_repr;
 
 /// An argument after handle resolution: a stored table or the JSON the client sent.
 #[derive(Debug, Clone)]
@@ -21,7 +18,7 @@ impl ArgValue {
     /// Python's `repr` of the value the tool function receives.
     pub fn python_repr(&self) -> String {
         match self {
-            ArgValue::Json(v) => vakra_pyjson::py_repr(v),
+            ArgValue::Json(v) => vakra_pytext::py_repr(v),
             ArgValue::Table(t) => table_repr(t),
         }
     }
@@ -30,7 +27,7 @@ impl ArgValue {
     pub fn python_type(&self) -> &'static str {
         match self {
             ArgValue::Table(_) => "dict",
-            ArgValue::Json(v) => vakra_pyjson::pydantic::python_type(v),
+            ArgValue::Json(v) => vakra_pytext::pydantic::python_type(v),
         }
     }
 
@@ -63,7 +60,7 @@ fn table_repr(table: &Table) -> String {
     };
     for column in table.columns() {
         sep(&mut out);
-        out.push_str(&str_repr(column.name().to_owned()));
+        out.push_str(&str_repr(column.name()));
         out.push_str(": [");
         for (i, cell) in column.iter().enumerate() {
             if i > 0 {
@@ -81,9 +78,9 @@ fn table_repr(table: &Table) -> String {
                 out.push_str(", ");
             }
             let dtype = table.dtype(name).map_or("object", |d| d.as_str());
-            out.push_str(&str_repr(name.to_owned()));
+            out.push_str(&str_repr(name));
             out.push_str(": ");
-            out.push_str(&str_repr(dtype.to_owned()));
+            out.push_str(&str_repr(dtype));
         }
         out.push('}');
     }
@@ -95,7 +92,7 @@ fn table_repr(table: &Table) -> String {
 pub fn kwargs_repr(args: &[(String, ArgValue)]) -> String {
     let items: Vec<String> = args
         .iter()
-        .map(|(k, v)| format!("{}: {}", str_repr(k.clone()), v.python_repr()))
+        .map(|(k, v)| format!("{}: {}", str_repr(k), v.python_repr()))
         .collect();
     format!("{{{}}}", items.join(", "))
 }
@@ -111,22 +108,22 @@ pub fn wrong_type(field: &str, value: &ArgValue, kind: &'static str, message: &s
     }
 }
 
+/// A line item of one of pydantic's fixed error types about an argument's value.
+pub fn wrong(field: &str, value: &ArgValue, error: ErrorType) -> LineError {
+    wrong_type(field, value, error.kind, error.message)
+}
+
 /// An argument the model does not declare.
 pub fn extra(field: &str, value: &ArgValue) -> LineError {
-    wrong_type(
-        field,
-        value,
-        "extra_forbidden",
-        "Extra inputs are not permitted",
-    )
+    wrong(field, value, EXTRA_FORBIDDEN)
 }
 
 /// A required field is absent; pydantic quotes all arguments.
 pub fn missing(field: &str, args: &[(String, ArgValue)]) -> LineError {
     LineError {
         loc: field.to_owned(),
-        message: "Field required".into(),
-        kind: "missing",
+        message: MISSING.message.into(),
+        kind: MISSING.kind,
         input_repr: kwargs_repr(args),
         input_type: "dict",
     }

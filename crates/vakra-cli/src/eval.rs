@@ -1,11 +1,10 @@
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
 use vakra_eval::EvalConfig;
 
 use crate::DataArgs;
+use crate::eval_report::publish;
 
 /// `vakra eval`: an evaluation run (its options given directly), or a subcommand on reports.
 #[derive(Args)]
@@ -161,62 +160,6 @@ fn run(args: EvalArgs) -> anyhow::Result<()> {
         args.markdown.as_deref(),
         args.html.as_deref(),
     )
-}
-
-/// Writes the report (JSON, and Markdown and HTML when asked) and prints its summary.
-pub(crate) fn publish(
-    report: &vakra_eval::Report,
-    json: &Path,
-    markdown: Option<&Path>,
-    html: Option<&Path>,
-) -> anyhow::Result<()> {
-    write(json, &(serde_json::to_string_pretty(report)? + "\n"))?;
-    if let Some(path) = markdown {
-        write(path, &vakra_eval::render::markdown(report))?;
-    }
-    if let Some(path) = html {
-        write(path, &vakra_eval::render::html(report))?;
-    }
-    for warning in &report.warnings {
-        eprintln!("warning: {warning}");
-    }
-    if !report.problems.is_empty() {
-        eprintln!(
-            "{} problems with the input (listed in the report)",
-            report.problems.len()
-        );
-    }
-    println!("leaderboard score {:.2}", report.leaderboard_score);
-    for (n, capability) in &report.capabilities {
-        println!(
-            "capability {n} ({}): {:.2} ({} of {} correct)",
-            capability.name,
-            capability.score,
-            capability.n_correct,
-            capability.n_scored()
-        );
-        if let Some(trials) = &capability.trials {
-            let row = |values: &BTreeMap<usize, f64>| {
-                values
-                    .iter()
-                    .map(|(k, v)| format!("{k}: {v:.2}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            println!("  pass^k {}", row(&trials.pass_hat_k));
-            println!("  pass@k {}", row(&trials.pass_at_k));
-        }
-    }
-    Ok(())
-}
-
-/// Writes a report file, creating its folder.
-pub(crate) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Token prices: the flags, or those a `vakra run` recorded in the predictions' run.json.

@@ -28,10 +28,10 @@ pub fn run(args: DiffArgs) -> anyhow::Result<()> {
         &b,
     );
     if let Some(path) = &args.json {
-        crate::eval::write(path, &(serde_json::to_string_pretty(&diff)? + "\n"))?;
+        crate::eval_report::write(path, &(serde_json::to_string_pretty(&diff)? + "\n"))?;
     }
     if let Some(path) = &args.html {
-        crate::eval::write(path, &vakra_eval::render::diff_html(&diff))?;
+        crate::eval_report::write(path, &vakra_eval::render::diff_html(&diff))?;
     }
     print!("{}", vakra_eval::render::diff_text(&diff));
     Ok(())

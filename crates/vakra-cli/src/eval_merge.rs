@@ -32,7 +32,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<()> {
         reports.push(report);
     }
     let merged = vakra_eval::merge(reports)?;
-    crate::eval::publish(
+    crate::eval_report::publish(
         &merged,
         &args.report,
         args.markdown.as_deref(),

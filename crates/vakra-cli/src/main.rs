@@ -8,6 +8,7 @@ mod episodes;
 mod eval;
 mod eval_diff;
 mod eval_merge;
+mod eval_report;
 mod import;
 mod index;
 mod judge_args;

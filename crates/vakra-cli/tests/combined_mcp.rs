@@ -519,7 +519,7 @@ async fn retriever_http_api() {
         .unwrap();
     assert_eq!(response.status().as_u16(), 200);
     let body: Value = response.json().await.unwrap();
-    let text = vakra_pyjson::dumps(&body, &vakra_pyjson::DumpOptions::indent2()).unwrap();
+    let text = vakra_pytext::dumps(&body, &vakra_pytext::DumpOptions::indent2()).unwrap();
     assert_eq!(check_results(&text, "library").len(), 4);
     let response = client
         .post(format!("{}/retriever/library/query", server.base))

@@ -461,7 +461,12 @@ async fn http_endpoints_answer_as_openenv_servers_do() {
     let first: Value = first.json().await.unwrap();
     assert_eq!(first["observation"]["capability"], 4);
     assert_eq!(first["observation"]["seed"], 42);
-    assert!(!first["observation"]["messages"].as_array().unwrap().is_empty());
+    assert!(
+        !first["observation"]["messages"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
     let second: Value = post("/reset", json!({"seed": 42, "capability": 4}))
         .await
         .unwrap()

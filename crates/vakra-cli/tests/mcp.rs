@@ -104,7 +104,7 @@ async fn check_session(client: &Client, rest_base: &str) {
     assert!(!is_error);
     assert_eq!(
         text,
-        vakra_pyjson::dumps(&body, &vakra_pyjson::DumpOptions::indent2()).unwrap()
+        vakra_pytext::dumps(&body, &vakra_pytext::DumpOptions::indent2()).unwrap()
     );
 
     // JSON 3.0 is an integer for jsonschema and becomes "3.0" in the URL, which FastAPI accepts

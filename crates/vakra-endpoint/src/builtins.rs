@@ -1,8 +1,10 @@
 //! The builtins and `str` methods of the expression language, with CPython 3.11's results and
 //! messages (argument-count errors included).
 
+use vakra_pytext::is_space;
+
 use crate::PyValue;
-use crate::eval::PyError;
+use crate::exception::PyError;
 use crate::pyops::{MAX_SEQUENCE, as_index, dict_insert, float_value, integer, iterate, overflow};
 
 /// The builtin functions expressions may call.
@@ -235,11 +237,6 @@ fn to_float(value: PyValue) -> Result<PyValue, PyError> {
     })
 }
 
-/// Python's `str.isspace()`: Unicode whitespace plus the separators `\x1c`-`\x1f`.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
-}
-
 /// Calls the `str` method `name` on `s`.
 pub(crate) fn str_method(s: &str, name: &str, args: Vec<PyValue>) -> Result<PyValue, PyError> {
     let given = args.len();
@@ -256,7 +253,7 @@ pub(crate) fn str_method(s: &str, name: &str, args: Vec<PyValue>) -> Result<PyVa
         "upper" => Ok(PyValue::Str(s.to_uppercase())),
         "strip" if given > 1 => Err(too_many(1, "")),
         "strip" => match args.first() {
-            None | Some(PyValue::None) => Ok(PyValue::Str(s.trim_matches(is_py_space).into())),
+            None | Some(PyValue::None) => Ok(PyValue::Str(s.trim_matches(is_space).into())),
             Some(PyValue::Str(chars)) => {
                 Ok(PyValue::Str(s.trim_matches(|c| chars.contains(c)).into()))
             }
@@ -341,15 +338,15 @@ pub(crate) fn str_method(s: &str, name: &str, args: Vec<PyValue>) -> Result<PyVa
 /// separate, the ends are stripped, and the last part keeps its trailing whitespace.
 fn split_whitespace(s: &str, pieces: usize) -> Vec<&str> {
     let mut parts = Vec::new();
-    let mut rest = s.trim_start_matches(is_py_space);
+    let mut rest = s.trim_start_matches(is_space);
     while !rest.is_empty() {
         if parts.len() + 1 == pieces {
             parts.push(rest);
             break;
         }
-        let end = rest.find(is_py_space).unwrap_or(rest.len());
+        let end = rest.find(is_space).unwrap_or(rest.len());
         parts.push(&rest[..end]);
-        rest = rest[end..].trim_start_matches(is_py_space);
+        rest = rest[end..].trim_start_matches(is_space);
     }
     parts
 }

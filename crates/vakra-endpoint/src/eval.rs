@@ -17,38 +17,11 @@ use vakra_pysyntax::ast::{
     BinOp, BoolOp, Comprehension, Constant, Conversion, Expr, ExprKind, FStringPart,
 };
 
+pub use crate::exception::PyError;
+
 use crate::PyValue;
 use crate::builtins::{BUILTINS, METHODS, call_builtin, str_method};
 use crate::pyops::{MAX_SEQUENCE, binop, compare, dict_insert, iterate, slice, subscript, unary};
-
-/// A Python exception raised while evaluating.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{kind}: {message}")]
-pub struct PyError {
-    pub kind: &'static str,
-    pub message: String,
-}
-
-impl PyError {
-    pub(crate) fn new(kind: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-        }
-    }
-    pub(crate) fn type_error(message: impl Into<String>) -> Self {
-        Self::new("TypeError", message)
-    }
-    pub(crate) fn value_error(message: impl Into<String>) -> Self {
-        Self::new("ValueError", message)
-    }
-    pub(crate) fn name_error(name: &str) -> Self {
-        Self::new("NameError", format!("name '{name}' is not defined"))
-    }
-    pub(crate) fn programming_error(message: impl Into<String>) -> Self {
-        Self::new("ProgrammingError", message)
-    }
-}
 
 /// Deepest nesting of operands, items, arguments and comprehension clauses an expression may
 /// have (links of a chain such as `a + b + c` or `s[0][1]` do not nest). Evaluation recurses
@@ -417,9 +390,7 @@ impl Env {
                     out.push_str(&match f.conversion {
                         None | Some(Conversion::Str) => value.str(),
                         Some(Conversion::Repr) => value.repr(),
-                        Some(Conversion::Ascii) => {
-                            value.repr().chars().flat_map(ascii_escape).collect()
-                        }
+                        Some(Conversion::Ascii) => vakra_pytext::ascii(&value.repr()),
                     });
                 }
             }
@@ -531,18 +502,6 @@ impl Env {
             _ => Err(PyError::type_error("unsupported assignment target")),
         }
     }
-}
-
-/// Python's `ascii()` escaping of one character of a `repr()`.
-fn ascii_escape(c: char) -> Vec<char> {
-    let code = c as u32;
-    let escaped = match code {
-        0..=0x7f => return vec![c],
-        0x80..=0xff => format!("\\x{code:02x}"),
-        0x100..=0xffff => format!("\\u{code:04x}"),
-        _ => format!("\\U{code:08x}"),
-    };
-    escaped.chars().collect()
 }
 
 fn constant(c: &Constant) -> Result<PyValue, PyError> {

@@ -13,6 +13,7 @@
 mod builtins;
 mod endpoint;
 pub mod eval;
+mod exception;
 mod params;
 mod pyops;
 mod restbird;

@@ -3,11 +3,14 @@
 
 use serde_json::{Value, json};
 use vakra_catalog::{Param, ParamType};
+use vakra_pytext::pydantic::{
+    BOOL_PARSING, ErrorType, FLOAT_PARSING, INT_PARSING, INT_PARSING_SIZE, MISSING,
+};
 
 use crate::PyValue;
 
 /// The pydantic minor version whose documentation links appear in 422 bodies.
-pub use vakra_pyjson::pydantic::PYDANTIC_DOCS_VERSION;
+pub use vakra_pytext::pydantic::PYDANTIC_DOCS_VERSION;
 
 /// One entry of FastAPI's `{"detail": [...]}` body.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,7 +30,7 @@ impl ParamError {
             "loc": ["query", self.param],
             "msg": self.message,
             "input": self.input,
-            "url": vakra_pyjson::pydantic::docs_url(self.kind),
+            "url": vakra_pytext::pydantic::docs_url(self.kind),
         })
     }
 }
@@ -64,9 +67,9 @@ pub fn parse_params(
             .map(|(_, v)| v);
         match given {
             None if param.required => errors.push(ParamError {
-                kind: "missing",
+                kind: MISSING.kind,
                 param: param.name.clone(),
-                message: "Field required",
+                message: MISSING.message,
                 input: None,
             }),
             None => values.push(
@@ -77,10 +80,10 @@ pub fn parse_params(
             ),
             Some(raw) => match parse_value(param.ty, raw) {
                 Ok(v) => values.push(v),
-                Err(Rejection::Invalid(kind, message)) => errors.push(ParamError {
-                    kind,
+                Err(Rejection::Invalid(error)) => errors.push(ParamError {
+                    kind: error.kind,
                     param: param.name.clone(),
-                    message,
+                    message: error.message,
                     input: Some(raw.clone()),
                 }),
                 Err(Rejection::Overflow) => {
@@ -104,7 +107,7 @@ pub fn parse_params(
 }
 
 enum Rejection {
-    Invalid(&'static str, &'static str),
+    Invalid(ErrorType),
     Overflow,
 }
 
@@ -116,16 +119,10 @@ fn parse_value(ty: ParamType, raw: &str) -> Result<PyValue, Rejection> {
         ParamType::Int => parse_int(raw),
         ParamType::Float => parse_float(raw.trim())
             .map(PyValue::Float)
-            .ok_or(Rejection::Invalid(
-                "float_parsing",
-                "Input should be a valid number, unable to parse string as a number",
-            )),
+            .ok_or(Rejection::Invalid(FLOAT_PARSING)),
         ParamType::Bool => parse_bool(raw.trim())
             .map(PyValue::Bool)
-            .ok_or(Rejection::Invalid(
-                "bool_parsing",
-                "Input should be a valid boolean, unable to interpret input",
-            )),
+            .ok_or(Rejection::Invalid(BOOL_PARSING)),
     }
 }
 
@@ -133,22 +130,13 @@ fn parse_value(ty: ParamType, raw: &str) -> Result<PyValue, Rejection> {
 /// only of zeros (`"12.0"`, `"12."`) is accepted.
 fn parse_int(raw: &str) -> Result<PyValue, Rejection> {
     let Some(text) = without_digit_separators(raw.trim()) else {
-        return Err(Rejection::Invalid(
-            "int_parsing",
-            "Input should be a valid integer, unable to parse string as an integer",
-        ));
+        return Err(Rejection::Invalid(INT_PARSING));
     };
     let text = text.as_str();
     if text.len() > MAX_INT_DIGITS {
-        return Err(Rejection::Invalid(
-            "int_parsing_size",
-            "Unable to parse input string as an integer, exceeded maximum size",
-        ));
+        return Err(Rejection::Invalid(INT_PARSING_SIZE));
     }
-    let invalid = Rejection::Invalid(
-        "int_parsing",
-        "Input should be a valid integer, unable to parse string as an integer",
-    );
+    let invalid = Rejection::Invalid(INT_PARSING);
     let whole = match text.split_once('.') {
         Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,
         Some(_) => return Err(invalid),

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use vakra_pysyntax::ast::{BinOp, CmpOp, UnaryOp};
 
 use crate::PyValue;
-use crate::eval::PyError;
+use crate::exception::PyError;
 
 /// Longest list, tuple or string an expression may build; past it a `MemoryError` is raised.
 pub(crate) const MAX_SEQUENCE: usize = 10_000_000;

@@ -141,7 +141,7 @@ impl PyValue {
             PyValue::None => "null".into(),
             PyValue::Bool(b) => b.to_string(),
             PyValue::Int(i) => i.to_string(),
-            PyValue::Float(f) if f.is_finite() => vakra_pyjson::float_repr(*f),
+            PyValue::Float(f) if f.is_finite() => vakra_pytext::float_repr(*f),
             PyValue::Float(_) => return Err(JsonError::NonFiniteFloat),
             PyValue::Bytes(b) => {
                 String::from_utf8(b.clone()).map_err(|_| JsonError::InvalidUtf8)?
@@ -174,35 +174,9 @@ impl PyValue {
             PyValue::Int(i) => {
                 let _ = write!(out, "{i}");
             }
-            PyValue::Float(f) => out.push_str(&vakra_pyjson::float_repr(*f)),
-            PyValue::Str(s) => out.push_str(&vakra_pyjson::py_repr(&Value::String(s.clone()))),
-            PyValue::Bytes(b) => {
-                // Single quotes unless the bytes hold a single quote and no double quote.
-                let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
-                    '"'
-                } else {
-                    '\''
-                };
-                out.push('b');
-                out.push(quote);
-                for &byte in b {
-                    match byte {
-                        b'\\' => out.push_str("\\\\"),
-                        b'\n' => out.push_str("\\n"),
-                        b'\r' => out.push_str("\\r"),
-                        b'\t' => out.push_str("\\t"),
-                        _ if byte == quote as u8 => {
-                            out.push('\\');
-                            out.push(quote);
-                        }
-                        0x20..=0x7e => out.push(byte as char),
-                        _ => {
-                            let _ = write!(out, "\\x{byte:02x}");
-                        }
-                    }
-                }
-                out.push(quote);
-            }
+            PyValue::Float(f) => out.push_str(&vakra_pytext::float_repr(*f)),
+            PyValue::Str(s) => out.push_str(&vakra_pytext::str_repr(s)),
+            PyValue::Bytes(b) => out.push_str(&vakra_pytext::bytes_repr(b)),
             PyValue::List(items) => write_seq(out, "[", items, "]"),
             PyValue::Tuple(items) if items.len() == 1 => write_seq(out, "(", items, ",)"),
             PyValue::Tuple(items) => write_seq(out, "(", items, ")"),

@@ -75,7 +75,11 @@ async fn main() -> anyhow::Result<()> {
         steps as f64 / elapsed,
         t.rewards.len() as f64 / elapsed,
     );
-    for (name, values) in [("reset", &t.reset), ("call_tool", &t.call), ("submit_answer", &t.answer)] {
+    for (name, values) in [
+        ("reset", &t.reset),
+        ("call_tool", &t.call),
+        ("submit_answer", &t.answer),
+    ] {
         println!(
             "{name:>13}: p50 {:.2} ms, p99 {:.2} ms ({} samples)",
             percentile(values, 0.50),
@@ -90,7 +94,11 @@ type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn play(socket: &mut Socket, script: &Script, timings: &mut Timings) -> anyhow::Result<()> {
-    let (reset, took) = exchange(socket, json!({"type": "reset", "data": {"uuid": script.uuid}})).await?;
+    let (reset, took) = exchange(
+        socket,
+        json!({"type": "reset", "data": {"uuid": script.uuid}}),
+    )
+    .await?;
     timings.reset.push(took);
     let mut translator = LegacyTranslator::new(script.uuid.clone());
     for call in &script.calls {
@@ -101,7 +109,8 @@ async fn play(socket: &mut Socket, script: &Script, timings: &mut Timings) -> an
         }
         let arguments = call.arguments.as_object().cloned().unwrap_or_default();
         let live = translator.translate(&call.name, &arguments);
-        let action = json!({"type": "call_tool", "tool_name": live.name, "arguments": live.arguments});
+        let action =
+            json!({"type": "call_tool", "tool_name": live.name, "arguments": live.arguments});
         let (answer, took) = exchange(socket, json!({"type": "step", "data": action})).await?;
         timings.call.push(took);
         let text = answer["data"]["observation"]["result"]["content"][0]["text"]
@@ -114,14 +123,18 @@ async fn play(socket: &mut Socket, script: &Script, timings: &mut Timings) -> an
     let action = json!({"type": "submit_answer", "answer": script.answer});
     let (done, took) = exchange(socket, json!({"type": "step", "data": action})).await?;
     timings.answer.push(took);
-    timings.rewards.push(done["data"]["reward"].as_f64().unwrap_or(f64::NAN));
+    timings
+        .rewards
+        .push(done["data"]["reward"].as_f64().unwrap_or(f64::NAN));
     Ok(())
 }
 
 /// Sends one message and waits for its answer: the answer and the milliseconds it took.
 async fn exchange(socket: &mut Socket, message: Value) -> anyhow::Result<(Value, f64)> {
     let sent = Instant::now();
-    socket.send(Message::Text(message.to_string().into())).await?;
+    socket
+        .send(Message::Text(message.to_string().into()))
+        .await?;
     loop {
         match socket.next().await {
             Some(Ok(Message::Text(text))) => {
@@ -140,7 +153,9 @@ fn scripts(split: &Path) -> anyhow::Result<Vec<Script>> {
     for dir in CAPABILITY_DIRS {
         for (_, path) in domain_files(&split.join(dir).join("output")) {
             for record in read_records(&path).0 {
-                let Some(turn) = record.turns.last() else { continue };
+                let Some(turn) = record.turns.last() else {
+                    continue;
+                };
                 scripts.push(Script {
                     uuid: record.uuid.clone(),
                     calls: turn.calls.clone(),
@@ -149,7 +164,11 @@ fn scripts(split: &Path) -> anyhow::Result<Vec<Script>> {
             }
         }
     }
-    anyhow::ensure!(!scripts.is_empty(), "no ground truth under {}", split.display());
+    anyhow::ensure!(
+        !scripts.is_empty(),
+        "no ground truth under {}",
+        split.display()
+    );
     Ok(scripts)
 }
 

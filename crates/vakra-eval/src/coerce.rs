@@ -33,7 +33,7 @@ fn coerce_value(value: &mut Value, schema: &Value) {
         Some("integer") => to_integer(value),
         Some("number") => to_number(value),
         Some("boolean") => to_boolean(value),
-        Some("string") if !value.is_string() => Some(Value::String(vakra_pyjson::py_str(value))),
+        Some("string") if !value.is_string() => Some(Value::String(vakra_pytext::py_str(value))),
         Some("array") => {
             if !value.is_array() {
                 *value = Value::Array(vec![value.take()]);

@@ -221,7 +221,7 @@ fn parse_turn(value: &Value) -> Result<Turn, String> {
     let query = match object.get("query") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => String::new(),
-        Some(other) => vakra_pyjson::py_str(other),
+        Some(other) => vakra_pytext::py_str(other),
     };
     let answer = object.get("answer").cloned().unwrap_or(Value::Null);
     let mut turn = Turn {

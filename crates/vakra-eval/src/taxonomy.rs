@@ -52,7 +52,7 @@ fn arguments_of(call: &Call) -> Map<String, Value> {
 }
 
 fn same_value(a: &Value, b: &Value) -> bool {
-    let text = |v: &Value| vakra_pyjson::py_str(v).trim().to_lowercase();
+    let text = |v: &Value| vakra_pytext::py_str(v).trim().to_lowercase();
     match (
         a.as_f64().or_else(|| text(a).parse().ok()),
         b.as_f64().or_else(|| text(b).parse().ok()),

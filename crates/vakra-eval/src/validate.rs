@@ -9,6 +9,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use vakra_pytext::pydantic::{
+    DICT_TYPE, FINITE_NUMBER, FLOAT_PARSING, FLOAT_TYPE, INT_FROM_FLOAT, INT_PARSING, INT_TYPE,
+    LIST_TYPE, MISSING, STRING_TYPE, model_type_message,
+};
 
 /// One schema error: where, and pydantic's message.
 fn error(index: usize, uuid: &str, location: &[String], message: &str) -> String {
@@ -43,7 +47,7 @@ pub fn validate_text(text: &str) -> Vec<String> {
         let Some(record) = object(record) else {
             let kind = match non_finite(record) {
                 Some(_) => "float",
-                None => vakra_pyjson::pydantic::python_type(record),
+                None => vakra_pytext::pydantic::python_type(record),
             };
             errors.push(format!("Record {index}: expected an object, got {kind}"));
             continue;
@@ -52,7 +56,7 @@ pub fn validate_text(text: &str) -> Vec<String> {
             Some(Value::String(s)) => s.clone(),
             Some(other) => match non_finite(other) {
                 Some(repr) => repr.to_owned(),
-                None => vakra_pyjson::py_str(other),
+                None => vakra_pytext::py_str(other),
             },
             None => format!("<index {index}>"),
         };
@@ -83,11 +87,11 @@ fn record_errors(record: &Map<String, Value>) -> Vec<FieldError> {
                 let at = vec!["output".to_owned(), i.to_string()];
                 match object(turn) {
                     Some(turn) => turn_errors(turn, &at, &mut errors),
-                    None => errors.push((at, model_message("Turn"))),
+                    None => errors.push((at, model_type_message("Turn"))),
                 }
             }
         }
-        Some(_) => errors.push((vec!["output".into()], "Input should be a valid list".into())),
+        Some(_) => errors.push((vec!["output".into()], LIST_TYPE.message.into())),
         None => {}
     }
     errors
@@ -103,7 +107,7 @@ fn turn_errors(turn: &Map<String, Value>, at: &[String], errors: &mut Vec<FieldE
     };
     let at = [at, &["sequence".to_owned()]].concat();
     let Some(sequence) = object(sequence) else {
-        errors.push((at, model_message("Sequence")));
+        errors.push((at, model_type_message("Sequence")));
         return;
     };
     check(sequence, "tool_call", &at, errors, |_| None);
@@ -115,26 +119,19 @@ fn turn_errors(turn: &Map<String, Value>, at: &[String], errors: &mut Vec<FieldE
                     Some(call) => {
                         check(call, "name", &at, errors, expect_str);
                         check(call, "arguments", &at, errors, |v| {
-                            object(v)
-                                .is_none()
-                                .then(|| "Input should be a valid dictionary".into())
+                            object(v).is_none().then(|| DICT_TYPE.message.into())
                         });
                     }
-                    None => errors.push((at, model_message("ToolCall"))),
+                    None => errors.push((at, model_type_message("ToolCall"))),
                 }
             }
         }
         Some(_) => errors.push((
             [at, vec!["tool_call".into()]].concat(),
-            "Input should be a valid list".into(),
+            LIST_TYPE.message.into(),
         )),
         None => {}
     }
-}
-
-/// Pydantic's message for a model field given something other than an object.
-fn model_message(model: &str) -> String {
-    format!("Input should be a valid dictionary or instance of {model}")
 }
 
 /// The key of the object that stands for a non-finite number (serde_json has none); the NUL
@@ -210,7 +207,7 @@ fn check(
 ) {
     let location = [at, &[field.to_owned()]].concat();
     match object.get(field) {
-        None => errors.push((location, "Field required".into())),
+        None => errors.push((location, MISSING.message.into())),
         Some(value) => {
             if let Some(message) = test(value) {
                 errors.push((location, message));
@@ -220,7 +217,7 @@ fn check(
 }
 
 fn expect_str(value: &Value) -> Option<String> {
-    (!value.is_string()).then(|| "Input should be a valid string".into())
+    (!value.is_string()).then(|| STRING_TYPE.message.into())
 }
 
 fn expect_float(value: &Value) -> Option<String> {
@@ -230,29 +227,23 @@ fn expect_float(value: &Value) -> Option<String> {
     match value {
         Value::Number(_) | Value::Bool(_) => None,
         Value::String(s) if s.trim().parse::<f64>().is_ok() => None,
-        Value::String(_) => {
-            Some("Input should be a valid number, unable to parse string as a number".into())
-        }
-        _ => Some("Input should be a valid number".into()),
+        Value::String(_) => Some(FLOAT_PARSING.message.into()),
+        _ => Some(FLOAT_TYPE.message.into()),
     }
 }
 
 fn expect_int(value: &Value) -> Option<String> {
     if non_finite(value).is_some() {
-        return Some("Input should be a finite number".into());
+        return Some(FINITE_NUMBER.message.into());
     }
     match value {
         Value::Number(n) if n.is_i64() || n.is_u64() => None,
         Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => None,
-        Value::Number(_) => {
-            Some("Input should be a valid integer, got a number with a fractional part".into())
-        }
+        Value::Number(_) => Some(INT_FROM_FLOAT.message.into()),
         Value::Bool(_) => None,
         Value::String(s) if s.trim().parse::<i64>().is_ok() => None,
-        Value::String(_) => {
-            Some("Input should be a valid integer, unable to parse string as an integer".into())
-        }
-        _ => Some("Input should be a valid integer".into()),
+        Value::String(_) => Some(INT_PARSING.message.into()),
+        _ => Some(INT_TYPE.message.into()),
     }
 }
 

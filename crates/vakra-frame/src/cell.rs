@@ -273,16 +273,16 @@ impl Cell {
             Cell::Bool(false) => "False".to_owned(),
             Cell::Int(i) => i.to_string(),
             Cell::UInt(u) => u.to_string(),
-            Cell::Float(x) => vakra_pyjson::float_repr(*x),
+            Cell::Float(x) => vakra_pytext::float_repr(*x),
             Cell::Str(s) => s.to_string(),
-            Cell::Bytes(b) => bytes_repr(b),
+            Cell::Bytes(b) => vakra_pytext::bytes_repr(b),
         }
     }
 
     /// Python's `repr(x)`, as Python error messages quote values.
     pub fn python_repr(&self) -> String {
         match self {
-            Cell::Str(s) => str_repr(s),
+            Cell::Str(s) => vakra_pytext::str_repr(s),
             other => other.python_str(),
         }
     }
@@ -312,39 +312,6 @@ impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.python_str())
     }
-}
-
-/// Python's `repr(str)`.
-pub(crate) fn str_repr(s: &str) -> String {
-    vakra_pyjson::py_repr(&Value::String(s.to_owned()))
-}
-
-/// Python's `repr(bytes)`.
-pub(crate) fn bytes_repr(b: &[u8]) -> String {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(b.len() + 3);
-    out.push('b');
-    out.push(quote);
-    for &byte in b {
-        match byte {
-            b'\\' => out.push_str("\\\\"),
-            b'\t' => out.push_str("\\t"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            c if char::from(c) == quote => {
-                out.push('\\');
-                out.push(quote);
-            }
-            0x20..=0x7e => out.push(char::from(byte)),
-            _ => out.push_str(&format!("\\x{byte:02x}")),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 /// The key under which Python's `dict` files a value: equal keys are `==` and hash alike

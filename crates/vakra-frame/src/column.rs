@@ -3,7 +3,7 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::cell::Cell;
-use crate::table::Dtype;
+use crate::dtype::Dtype;
 
 /// Which kinds of Python values a sequence holds, which is all pandas' list inference and
 /// numpy's array conversion look at.

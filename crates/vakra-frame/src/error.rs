@@ -1,6 +1,6 @@
 //! The failures of the engine, each carrying the exact text the reference shows.
 
-use crate::cell::str_repr;
+use vakra_pytext::str_repr;
 
 /// A tool failed the way the reference's tool function raises: the message is Python's
 /// `str(exception)`, which the server prints after `Input validation error: `.

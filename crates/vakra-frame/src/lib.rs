@@ -5,8 +5,8 @@
 //! crate reproduces those semantics without Python: pandas 2's dtype inference (from SQLite
 //! result sets and from plain lists), its comparisons, stable sorts and concatenation rules,
 //! numpy's nan-aware reductions down to the summation order, CPython's `re` grammar,
-//! `datetime.fromisoformat`, number parsing and `str()`/`json.dumps` formatting, and every
-//! error text the reference shows.
+//! `datetime.fromisoformat`, number parsing and `str()` formatting, and every error text the
+//! reference shows (`repr` and `json.dumps` themselves are `vakra_pytext`'s).
 //!
 //! It is pure computation: the server layer owns universes, handles, tool listings and argument
 //! validation, resolves handles to [`Table`]s, calls the tool functions with typed arguments,
@@ -18,6 +18,7 @@
 
 mod cell;
 mod column;
+mod dtype;
 mod error;
 mod isoformat;
 mod like;
@@ -32,12 +33,13 @@ mod tools;
 
 pub use cell::Cell;
 pub use column::Column;
+pub use dtype::Dtype;
 pub use error::{FrameError, RenderError, ToolError};
 pub use loader::{
     DirectLimits, InitArgs, TableSpec, initialize_active_data, load_universe, make_safe,
 };
 pub use render::{handle_suffix, peek, python_str, render_list};
-pub use table::{Dtype, Table};
+pub use table::Table;
 pub use text::Text;
 pub use tools::{
     AggregationOperation, CalcOperand, CalculatorOperation, FilterCondition, KeyName, ToolValue,

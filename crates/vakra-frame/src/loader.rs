@@ -7,9 +7,9 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use vakra_catalog::FetchMode;
+use vakra_pytext::str_repr;
 use vakra_sql::{Database, Fetched, SqlError, SqlValue};
 
-use crate::cell::str_repr;
 use crate::error::FrameError;
 use crate::pystr::py_strip;
 use crate::table::Table;

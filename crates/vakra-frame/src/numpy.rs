@@ -412,7 +412,7 @@ fn py_float_of(obj: &PyObj) -> Result<f64, ToolError> {
             Ok(s) if crate::pystr::py_float(s).is_ok() => crate::pystr::py_float(s),
             _ => Err(ToolError::new(format!(
                 "could not convert string to float: {}",
-                crate::cell::bytes_repr(b)
+                vakra_pytext::bytes_repr(b)
             ))),
         },
         PyObj::Cell(cell) => match cell {

@@ -3,19 +3,13 @@
 use std::sync::OnceLock;
 
 use fancy_regex::Regex;
+use vakra_pytext::{is_space, str_repr};
 
-use crate::cell::str_repr;
 use crate::error::ToolError;
-
-/// `str.isspace()` for one character: Unicode whitespace plus the ASCII separators
-/// `\x1c`–`\x1f`, which Python counts and Rust does not.
-pub(crate) fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
 
 /// `s.strip()`.
 pub(crate) fn py_strip(s: &str) -> &str {
-    s.trim_matches(is_py_space)
+    s.trim_matches(is_space)
 }
 
 /// Whether `c` is a Unicode decimal digit (category Nd), which `float()` and `int()` accept.
@@ -53,7 +47,7 @@ fn to_ascii_number(s: &str) -> Option<String> {
         .map(|c| {
             if c.is_ascii() {
                 Some(c)
-            } else if is_py_space(c) {
+            } else if is_space(c) {
                 Some(' ')
             } else {
                 decimal_value(c).and_then(|d| char::from_digit(d, 10))

@@ -2,7 +2,7 @@
 //! handle suffix rule.
 
 use serde_json::Value;
-use vakra_pyjson::{DumpOptions, dump_to, float_to_json};
+use vakra_pytext::{DumpOptions, dump_to, float_to_json};
 
 use crate::cell::Cell;
 use crate::error::RenderError;

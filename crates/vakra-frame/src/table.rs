@@ -7,30 +7,8 @@ use vakra_sql::SqlValue;
 
 use crate::cell::Cell;
 use crate::column::Column;
+use crate::dtype::Dtype;
 use crate::error::ToolError;
-
-/// A pandas dtype name that can appear in a table's `_dtypes` sidecar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dtype {
-    Int64,
-    Float64,
-    Object,
-    Bool,
-    UInt64,
-}
-
-impl Dtype {
-    /// `str(dtype)` in pandas 2, the text peeks and getter descriptions show.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dtype::Int64 => "int64",
-            Dtype::Float64 => "float64",
-            Dtype::Object => "object",
-            Dtype::Bool => "bool",
-            Dtype::UInt64 => "uint64",
-        }
-    }
-}
 
 /// A table: what the reference stores under a handle.
 ///
@@ -227,7 +205,7 @@ impl Table {
         let keys: Vec<String> = self
             .columns
             .iter()
-            .map(|c| crate::cell::str_repr(c.name()))
+            .map(|c| vakra_pytext::str_repr(c.name()))
             .collect();
         Err(ToolError::key_error(&format!(
             "Key: {key_name} not found in table. Choose from available keys: [{}]",

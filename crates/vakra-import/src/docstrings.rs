@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 use vakra_pysyntax::ast::{Constant, ExprKind, Stmt, StmtKind};
+use vakra_pytext::is_space;
 
 use crate::{ImportError, io_error};
 
@@ -78,7 +79,7 @@ pub fn cleandoc(doc: &str) -> String {
         .iter()
         .skip(1)
         .filter_map(|l| {
-            let content = l.trim_start_matches(is_py_space);
+            let content = l.trim_start_matches(is_space);
             (!content.is_empty()).then(|| l.chars().count() - content.chars().count())
         })
         .min()
@@ -88,7 +89,7 @@ pub fn cleandoc(doc: &str) -> String {
         .enumerate()
         .map(|(i, l)| {
             if i == 0 {
-                l.trim_start_matches(is_py_space).to_owned()
+                l.trim_start_matches(is_space).to_owned()
             } else {
                 l.chars().skip(margin).collect()
             }
@@ -102,12 +103,6 @@ pub fn cleandoc(doc: &str) -> String {
         .position(|l| !l.is_empty())
         .unwrap_or(lines.len());
     lines[first..].join("\n")
-}
-
-/// Python's `str.isspace` for one character: Unicode `White_Space` plus the information
-/// separators U+001C–U+001F.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// Python's `str.expandtabs()` for one line: tab stops every 8 columns, the column counted in

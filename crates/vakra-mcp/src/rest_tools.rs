@@ -136,7 +136,7 @@ impl RestToolServer {
             .filter_map(|p| {
                 arguments
                     .get(&p.name)
-                    .map(|v| (p.name.clone(), vakra_pyjson::py_str(v)))
+                    .map(|v| (p.name.clone(), vakra_pytext::py_str(v)))
             })
             .collect();
         let bird = Arc::clone(&inner.bird);

@@ -1,11 +1,11 @@
 //! The exact texts the reference's REST wrapper returns to agents.
 
 use serde_json::Value;
-use vakra_pyjson::DumpOptions;
+use vakra_pytext::DumpOptions;
 
 /// A successful call: `json.dumps(body, indent=2)` (ASCII escapes, Python float repr).
 pub(crate) fn success(body: &Value) -> String {
-    vakra_pyjson::dumps(body, &DumpOptions::indent2()).unwrap_or_else(|e| format!("Error: {e}"))
+    vakra_pytext::dumps(body, &DumpOptions::indent2()).unwrap_or_else(|e| format!("Error: {e}"))
 }
 
 /// What httpx's `raise_for_status()` says, as the wrapper reports it (never the body).

@@ -16,7 +16,7 @@
 use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
-use vakra_pyjson::py_repr;
+use vakra_pytext::py_repr;
 
 /// The message of the best validation error, or `None` when the arguments are valid.
 pub fn validate(arguments: &Map<String, Value>, schema: &Map<String, Value>) -> Option<String> {

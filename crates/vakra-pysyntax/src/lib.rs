@@ -9,7 +9,9 @@
 //! [`Display`](std::fmt::Display) implementation, which reproduces CPython
 //! 3.11's `ast.unparse` (quotes, escapes, float digits, minimal
 //! parentheses), so `parse_expression(&e.to_string())` gives back a tree
-//! equal to `e`.
+//! equal to `e`. The `repr` of strings, bytes and floats and the printable
+//! table come from `vakra_pytext`; only `ast.unparse`'s own quote choice is
+//! here.
 //!
 //! The tokenizer and parser are hand written and follow CPython's lexical
 //! rules and grammar (with PEP 701 f-strings) for everything but `match`
@@ -25,8 +27,7 @@ pub mod ast;
 mod error;
 mod number;
 mod parser;
-mod printable;
-mod repr;
+mod quotes;
 mod strings;
 mod token;
 mod unparse;

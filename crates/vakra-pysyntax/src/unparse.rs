@@ -13,10 +13,8 @@ use crate::ast::{
     Arguments, BinOp, BoolOp, Comprehension, Constant, Expr, ExprKind, FStringPart, FormattedValue,
     Keyword, Param, UnaryOp,
 };
-use crate::repr::{
-    ALL_QUOTES, push_literal_escaped, push_repr_body, quote_choices, repr_bytes, repr_str,
-    str_literal_helper,
-};
+use crate::quotes::{ALL_QUOTES, push_literal_escaped, quote_choices, str_literal_helper};
+use vakra_pytext::{bytes_repr, push_str_repr_body, str_repr};
 
 /// Operator precedence levels of `ast._Precedence`, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -344,7 +342,7 @@ impl Unparser {
             Constant::Int(value) => self.out.push_str(&value.to_string()),
             Constant::BigInt(digits) => self.out.push_str(digits),
             Constant::Float(value) => {
-                let repr = vakra_pyjson::float_repr(*value)
+                let repr = vakra_pytext::float_repr(*value)
                     .replace("inf", INFINITY)
                     .replace("nan", &format!("({INFINITY}-{INFINITY})"));
                 self.out.push_str(&repr);
@@ -353,8 +351,8 @@ impl Unparser {
                 let (body, quotes) = str_literal_helper(text, &ALL_QUOTES, false);
                 self.quoted(&body, quotes[0]);
             }
-            Constant::Str(text) => self.out.push_str(&repr_str(text)),
-            Constant::Bytes(bytes) => self.out.push_str(&repr_bytes(bytes)),
+            Constant::Str(text) => self.out.push_str(&str_repr(text)),
+            Constant::Bytes(bytes) => self.out.push_str(&bytes_repr(bytes)),
             Constant::Ellipsis => self.out.push_str("..."),
         }
     }
@@ -513,7 +511,7 @@ impl Unparser {
                         return chunk.clone();
                     }
                     let mut body = String::new();
-                    push_repr_body(&mut body, chunk, '\'');
+                    push_str_repr_body(&mut body, chunk, '\'');
                     body
                 })
                 .collect();
@@ -550,7 +548,7 @@ impl Unparser {
         let mut body = String::new();
         for (text, is_literal) in &pieces {
             if *is_literal {
-                push_repr_body(&mut body, text, '\'');
+                push_str_repr_body(&mut body, text, '\'');
             } else {
                 body.push_str(text);
             }

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 use vakra_endpoint::{Outcome, RestBird, validation_body};
-use vakra_pyjson::DumpOptions;
+use vakra_pytext::DumpOptions;
 
 use crate::metrics::{Counted, Metrics};
 
@@ -51,7 +51,7 @@ pub fn router(api: Arc<RestApi>) -> Router {
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response {
-    match vakra_pyjson::dumps(body, &DumpOptions::compact_utf8()) {
+    match vakra_pytext::dumps(body, &DumpOptions::compact_utf8()) {
         Ok(text) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
         Err(_) => internal_error(),
     }

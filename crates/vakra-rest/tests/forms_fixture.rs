@@ -94,7 +94,7 @@ async fn recorded_reference_answers_reproduce() {
         let want_status = call["status"].as_u64().unwrap() as u16;
         let (want_text, got_text) = match call.get("body") {
             Some(body) => (
-                vakra_pyjson::dumps(body, &vakra_pyjson::DumpOptions::compact_utf8()).unwrap(),
+                vakra_pytext::dumps(body, &vakra_pytext::DumpOptions::compact_utf8()).unwrap(),
                 text.clone(),
             ),
             None => (call["text"].as_str().unwrap().to_owned(), text.clone()),

@@ -10,7 +10,7 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use serde_json::{Value, json};
-use vakra_pyjson::DumpOptions;
+use vakra_pytext::DumpOptions;
 
 use crate::request::{self, QueryBody};
 use crate::search::results_json;
@@ -126,7 +126,7 @@ fn internal_error() -> Response {
 
 /// Starlette's `JSONResponse` body: compact, raw UTF-8.
 fn json_response(status: StatusCode, body: &Value) -> Response {
-    match vakra_pyjson::dumps(body, &DumpOptions::compact_utf8()) {
+    match vakra_pytext::dumps(body, &DumpOptions::compact_utf8()) {
         Ok(text) => (status, [(header::CONTENT_TYPE, "application/json")], text).into_response(),
         Err(_) => internal_error(),
     }

@@ -4,6 +4,10 @@
 //! wrapper forwards the tool arguments as this body.
 
 use serde_json::{Map, Value, json};
+use vakra_pytext::pydantic::{
+    ErrorType, INT_FROM_FLOAT, INT_PARSING, INT_PARSING_SIZE, INT_TYPE, MISSING,
+    MODEL_ATTRIBUTES_TYPE, STRING_TYPE,
+};
 
 /// Used when the body has no `n_results`.
 pub(crate) const DEFAULT_N_RESULTS: i128 = 10;
@@ -19,40 +23,20 @@ pub(crate) struct QueryBody {
 /// Validates a parsed body (`None`: no body at all). `Err` holds FastAPI's `detail` list.
 pub(crate) fn parse_body(body: Option<&Value>) -> Result<QueryBody, Vec<Value>> {
     let Some(body) = body else {
-        return Err(vec![detail(
-            "missing",
-            &["body"],
-            "Field required",
-            &Value::Null,
-        )]);
+        return Err(vec![detail(MISSING, &["body"], &Value::Null)]);
     };
     let Value::Object(fields) = body else {
-        return Err(vec![detail(
-            "model_attributes_type",
-            &["body"],
-            "Input should be a valid dictionary or object to extract fields from",
-            body,
-        )]);
+        return Err(vec![detail(MODEL_ATTRIBUTES_TYPE, &["body"], body)]);
     };
     let mut errors = Vec::new();
     let question = match fields.get("question") {
         None => {
-            errors.push(detail(
-                "missing",
-                &["body", "question"],
-                "Field required",
-                body,
-            ));
+            errors.push(detail(MISSING, &["body", "question"], body));
             None
         }
         Some(Value::String(s)) => Some(s.clone()),
         Some(other) => {
-            errors.push(detail(
-                "string_type",
-                &["body", "question"],
-                "Input should be a valid string",
-                other,
-            ));
+            errors.push(detail(STRING_TYPE, &["body", "question"], other));
             None
         }
     };
@@ -60,8 +44,8 @@ pub(crate) fn parse_body(body: Option<&Value>) -> Result<QueryBody, Vec<Value>> 
         None => Some(DEFAULT_N_RESULTS),
         Some(value) => match lax_int(value) {
             Ok(n) => Some(n),
-            Err((kind, message)) => {
-                errors.push(detail(kind, &["body", "n_results"], message, value));
+            Err(error) => {
+                errors.push(detail(error, &["body", "n_results"], value));
                 None
             }
         },
@@ -87,8 +71,8 @@ pub(crate) fn json_error_details() -> Vec<Value> {
     })]
 }
 
-fn detail(kind: &str, loc: &[&str], message: &str, input: &Value) -> Value {
-    json!({"type": kind, "loc": loc, "msg": message, "input": input})
+fn detail(error: ErrorType, loc: &[&str], input: &Value) -> Value {
+    json!({"type": error.kind, "loc": loc, "msg": error.message, "input": input})
 }
 
 /// `i64::MIN` and `i64::MAX + 1` as floats (both exact): pydantic refuses floats outside.
@@ -97,16 +81,7 @@ const I64_RANGE_END: f64 = 9_223_372_036_854_775_808.0;
 
 /// pydantic's lax `int`: integers, integral floats within 64 bits, booleans, and strings
 /// holding an integer (surrounding whitespace, a sign, `_` separators and a `.0…` tail allowed).
-fn lax_int(value: &Value) -> Result<i128, (&'static str, &'static str)> {
-    const INT_TYPE: (&str, &str) = ("int_type", "Input should be a valid integer");
-    const PARSING: (&str, &str) = (
-        "int_parsing",
-        "Input should be a valid integer, unable to parse string as an integer",
-    );
-    const SIZE: (&str, &str) = (
-        "int_parsing_size",
-        "Unable to parse input string as an integer, exceeded maximum size",
-    );
+fn lax_int(value: &Value) -> Result<i128, ErrorType> {
     match value {
         Value::Bool(b) => Ok(i128::from(*b)),
         Value::Number(n) => {
@@ -117,18 +92,15 @@ fn lax_int(value: &Value) -> Result<i128, (&'static str, &'static str)> {
             } else {
                 let f = n.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 {
-                    Err((
-                        "int_from_float",
-                        "Input should be a valid integer, got a number with a fractional part",
-                    ))
+                    Err(INT_FROM_FLOAT)
                 } else if !(I64_RANGE_START..I64_RANGE_END).contains(&f) {
-                    Err(SIZE)
+                    Err(INT_PARSING_SIZE)
                 } else {
                     Ok(f as i128)
                 }
             }
         }
-        Value::String(s) => parse_int_str(s).ok_or(PARSING),
+        Value::String(s) => parse_int_str(s).ok_or(INT_PARSING),
         _ => Err(INT_TYPE),
     }
 }
@@ -182,7 +154,7 @@ mod tests {
     use super::*;
 
     fn n(value: Value) -> Result<i128, &'static str> {
-        lax_int(&value).map_err(|e| e.0)
+        lax_int(&value).map_err(|e| e.kind)
     }
 
     #[test]

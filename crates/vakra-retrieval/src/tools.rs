@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value, json};
 use vakra_catalog::tools::ToolSpec;
-use vakra_pyjson::DumpOptions;
+use vakra_pytext::DumpOptions;
 
 use crate::RetrievalError;
 use crate::files::{DOMAIN_PLACEHOLDER, DefaultDescriptions, RetrieverFiles};
@@ -107,8 +107,8 @@ pub(crate) fn validation_error(arguments: &Map<String, Value>) -> Option<String>
 fn type_error(value: &Value, ty: &str) -> String {
     format!(
         "{} is not of type {}",
-        vakra_pyjson::py_repr(value),
-        vakra_pyjson::py_repr(&Value::String(ty.to_owned()))
+        vakra_pytext::py_repr(value),
+        vakra_pytext::py_repr(&Value::String(ty.to_owned()))
     )
 }
 
@@ -124,7 +124,7 @@ fn is_json_integer(value: &Value) -> bool {
 
 /// A successful call: `json.dumps(response, indent=2)`.
 pub(crate) fn success_text(body: &Value) -> String {
-    vakra_pyjson::dumps(body, &DumpOptions::indent2()).unwrap_or_else(|e| format!("Error: {e}"))
+    vakra_pytext::dumps(body, &DumpOptions::indent2()).unwrap_or_else(|e| format!("Error: {e}"))
 }
 
 /// What the wrapper says when the retriever answers with an error status (httpx's

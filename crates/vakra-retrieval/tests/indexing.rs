@@ -93,7 +93,7 @@ fn mcp_text_is_the_wrappers_indented_ascii_json() {
         .distance;
     let expected = format!(
         "{{\n  \"results\": [\n    {{\n      \"id\": \"mtl_0\",\n      \"text\": \"Montr\\u00e9al\\nA city on an island \\u2014 in Qu\\u00e9bec.\",\n      \"distance\": {},\n      \"metadata\": {{\n        \"doc_id\": \"mtl\",\n        \"from_clapnq\": false\n      }}\n    }}\n  ]\n}}",
-        vakra_pyjson::float_repr(distance)
+        vakra_pytext::float_repr(distance)
     );
     assert_eq!(text, expected);
     // Folded accents match both ways.

@@ -80,7 +80,7 @@ fn checksum_entries_have_the_reference_form() {
         .find(|t| t.name == "query_address")
         .expect("query_address");
     let entry = json!({"name": tool.name, "inputSchema": Value::Object(tool.input_schema.clone())});
-    let text = vakra_pyjson::dumps(&entry, &vakra_pyjson::DumpOptions::checksum()).expect("dump");
+    let text = vakra_pytext::dumps(&entry, &vakra_pytext::DumpOptions::checksum()).expect("dump");
     assert_eq!(
         text,
         r#"{"inputSchema":{"properties":{"n_results":{"default":10,"title":"N Results","type":"integer"},"question":{"title":"Question","type":"string"}},"required":["question"],"type":"object"},"name":"query_address"}"#

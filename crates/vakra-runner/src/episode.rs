@@ -151,7 +151,7 @@ fn finish(
                 Ending::Answered => None,
                 Ending::TimedOut => Some(format!(
                     "Agent timed out after {} seconds",
-                    vakra_pyjson::float_repr(setup.timeout.as_secs_f64())
+                    vakra_pytext::float_repr(setup.timeout.as_secs_f64())
                 )),
                 Ending::StepLimit => Some(format!(
                     "the agent made {} model requests without answering (--max-steps)",

@@ -25,11 +25,11 @@ pub async fn switch_universe(
     if let Some(error) = peek.get("error") {
         return Err(format!(
             "RuntimeError Universe switch failed: {}",
-            vakra_pyjson::py_str(error)
+            vakra_pytext::py_str(error)
         ));
     }
     match peek.get("handle") {
-        Some(handle) => Ok((vakra_pyjson::py_str(handle), peek)),
+        Some(handle) => Ok((vakra_pytext::py_str(handle), peek)),
         None => Err("KeyError 'handle'".into()),
     }
 }

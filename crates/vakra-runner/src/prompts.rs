@@ -85,7 +85,7 @@ fn data_info(peek: &Value) -> Option<(String, String, String)> {
     };
     let num_records = peek
         .get("num_records")
-        .map_or_else(|| "?".to_owned(), vakra_pyjson::py_str);
+        .map_or_else(|| "?".to_owned(), vakra_pytext::py_str);
     let mut names = Vec::with_capacity(details.len());
     let mut preview = Map::new();
     for (i, detail) in details.iter().enumerate() {
@@ -94,18 +94,18 @@ fn data_info(peek: &Value) -> Option<(String, String, String)> {
         if i < 5 {
             let key = name
                 .as_str()
-                .map_or_else(|| vakra_pyjson::py_str(name), str::to_owned);
+                .map_or_else(|| vakra_pytext::py_str(name), str::to_owned);
             preview.insert(key, detail.get("first_3_values")?.clone());
         }
     }
-    let preview = vakra_pyjson::dumps(
+    let preview = vakra_pytext::dumps(
         &Value::Object(preview),
-        &vakra_pyjson::DumpOptions::indent2(),
+        &vakra_pytext::DumpOptions::indent2(),
     )
     .ok()?;
     Some((
         num_records,
-        vakra_pyjson::py_repr(&Value::Array(names)),
+        vakra_pytext::py_repr(&Value::Array(names)),
         preview,
     ))
 }

@@ -167,7 +167,7 @@ fn context_messages(turn: &Value) -> Vec<ContextMessage> {
     if let Some(answer) = turn.get("answer").filter(|a| truthy(a)) {
         messages.push(ContextMessage {
             role: "assistant",
-            content: vakra_pyjson::py_str(answer),
+            content: vakra_pytext::py_str(answer),
         });
     }
     messages
@@ -188,7 +188,7 @@ fn text_of(value: Option<&Value>) -> String {
     match value {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => String::new(),
-        Some(other) => vakra_pyjson::py_str(other),
+        Some(other) => vakra_pytext::py_str(other),
     }
 }
 

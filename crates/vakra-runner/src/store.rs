@@ -251,7 +251,7 @@ fn trial_key(value: &Value) -> Option<(String, u32)> {
 
 /// Writes JSON as the reference's runner does (`json.dump(…, indent=2)`), atomically.
 fn write_atomically(path: &Path, value: &Value) -> Result<(), RunError> {
-    let text = vakra_pyjson::dumps(value, &vakra_pyjson::DumpOptions::indent2())
+    let text = vakra_pytext::dumps(value, &vakra_pytext::DumpOptions::indent2())
         .unwrap_or_else(|_| serde_json::to_string_pretty(value).unwrap_or_default());
     write_text_atomically(path, &text)
 }

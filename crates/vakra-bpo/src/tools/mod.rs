@@ -11,7 +11,7 @@ mod skills_errors;
 use serde_json::{Map, Value, json};
 
 use crate::data::BpoData;
-use crate::session::SessionState;
+use crate::state::SessionState;
 pub(crate) use schema::output_schema;
 
 /// How a parameter is typed in the reference's function signature.

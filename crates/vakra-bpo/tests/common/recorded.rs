@@ -47,7 +47,7 @@ impl Recorded {
         match result {
             _ if raised => {
                 let dumped =
-                    vakra_pyjson::dumps(result, &vakra_pyjson::DumpOptions::python_default())
+                    vakra_pytext::dumps(result, &vakra_pytext::DumpOptions::python_default())
                         .expect("json.dumps");
                 (
                     Some(format!("Error calling tool '{}': {dumped}", self.tool)),

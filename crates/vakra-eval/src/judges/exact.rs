@@ -67,7 +67,7 @@ const REFERENCE_WINDOW: usize = 20;
 pub fn response_text(response: &Value) -> String {
     match response {
         Value::Null => String::new(),
-        other => vakra_pyjson::py_str(other),
+        other => vakra_pytext::py_str(other),
     }
 }
 
@@ -79,7 +79,7 @@ pub fn reference(expected: &[Value], actual: &[Value]) -> Verdict {
     } else {
         Verdict::fail(format!(
             "Missing expected tool_responses.\nMissing: {}\n",
-            vakra_pyjson::py_repr(&Value::Array(missing))
+            vakra_pytext::py_repr(&Value::Array(missing))
         ))
     }
 }
@@ -105,7 +105,7 @@ pub fn normalized(expected: &[Value], actual: &[Value], settings: &Normalization
     } else {
         Verdict::fail(format!(
             "Missing expected tool responses (normalized comparison): {}",
-            vakra_pyjson::py_repr(&Value::Array(missing))
+            vakra_pytext::py_repr(&Value::Array(missing))
         ))
     }
 }

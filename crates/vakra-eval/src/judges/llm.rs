@@ -210,7 +210,7 @@ pub fn parse_correctness(text: &str, lenient: bool) -> Result<Verdict, String> {
     let explanation = match object.get("explanation") {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
-        Some(other) => vakra_pyjson::py_str(other),
+        Some(other) => vakra_pytext::py_str(other),
     };
     let score = match object.get("score").ok_or("the output has no score")? {
         Value::Bool(b) => f64::from(u8::from(*b)),

@@ -81,12 +81,12 @@ pub fn answer_text(answer: &Value) -> String {
         Value::Array(items) => items
             .iter()
             .filter_map(|item| match item {
-                Value::Array(inner) => inner.first().map(vakra_pyjson::py_str),
-                other => Some(vakra_pyjson::py_str(other)),
+                Value::Array(inner) => inner.first().map(vakra_pytext::py_str),
+                other => Some(vakra_pytext::py_str(other)),
             })
             .collect::<Vec<_>>()
             .join(", "),
-        other => vakra_pyjson::py_str(other),
+        other => vakra_pytext::py_str(other),
     }
 }
 

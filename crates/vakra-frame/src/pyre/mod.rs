@@ -4,6 +4,7 @@
 //! the linear-time `regex` engine and bounds backtracking for the rest.
 
 mod parse;
+mod tree;
 mod width;
 
 use std::fmt::Write;
@@ -11,7 +12,7 @@ use std::fmt::Write;
 use fancy_regex::{Regex, RegexBuilder};
 
 use crate::error::ToolError;
-use parse::{
+use tree::{
     At, Category, FLAG_ASCII, FLAG_DOTALL, FLAG_IGNORECASE, FLAG_MULTILINE, MAXREPEAT, Node,
     RepeatKind, SetItem,
 };

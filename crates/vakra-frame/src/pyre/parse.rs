@@ -3,25 +3,17 @@
 
 use std::collections::HashMap;
 
+use super::tree::{
+    At, Category, FLAG_ASCII, FLAG_DEBUG, FLAG_DOTALL, FLAG_IGNORECASE, FLAG_LOCALE,
+    FLAG_MULTILINE, FLAG_TEMPLATE, FLAG_UNICODE, FLAG_VERBOSE, MAXREPEAT, Node, RepeatKind,
+    SetItem,
+};
 use crate::pystr::{PyInt, py_int};
-
-pub(super) const FLAG_TEMPLATE: u32 = 1;
-pub(super) const FLAG_IGNORECASE: u32 = 2;
-pub(super) const FLAG_LOCALE: u32 = 4;
-pub(super) const FLAG_MULTILINE: u32 = 8;
-pub(super) const FLAG_DOTALL: u32 = 16;
-pub(super) const FLAG_UNICODE: u32 = 32;
-pub(super) const FLAG_VERBOSE: u32 = 64;
-pub(super) const FLAG_DEBUG: u32 = 128;
-pub(super) const FLAG_ASCII: u32 = 256;
 
 const TYPE_FLAGS: u32 = FLAG_ASCII | FLAG_LOCALE | FLAG_UNICODE;
 const GLOBAL_FLAGS: u32 = FLAG_DEBUG | FLAG_TEMPLATE;
 
-pub(super) const MAXREPEAT: u64 = 4_294_967_295;
 const MAXGROUPS: usize = 1_073_741_823;
-/// Python's widths saturate at 2**64.
-pub(super) const MAXWIDTH: u128 = 1 << 64;
 /// Nesting beyond this is refused: Python's own limit is its recursion depth, and the Rust
 /// regex parser refuses deeper nesting anyway.
 const MAX_DEPTH: usize = 200;
@@ -38,78 +30,6 @@ fn flag_of(c: char) -> Option<u32> {
         'u' => FLAG_UNICODE,
         _ => return None,
     })
-}
-
-/// A character class (`\d`, `\w`, `\s` and their negations).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Category {
-    Digit,
-    NotDigit,
-    Space,
-    NotSpace,
-    Word,
-    NotWord,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum SetItem {
-    Literal(u32),
-    Range(u32, u32),
-    Category(Category),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum At {
-    Beginning,
-    BeginningString,
-    Boundary,
-    NonBoundary,
-    End,
-    EndString,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum RepeatKind {
-    Greedy,
-    Lazy,
-    Possessive,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Node {
-    Literal(u32),
-    NotLiteral(u32),
-    Any,
-    In {
-        negate: bool,
-        items: Vec<SetItem>,
-    },
-    At(At),
-    Branch(Vec<Vec<Node>>),
-    Group {
-        index: Option<usize>,
-        add: u32,
-        del: u32,
-        body: Vec<Node>,
-    },
-    Repeat {
-        kind: RepeatKind,
-        min: u64,
-        max: u64,
-        body: Vec<Node>,
-    },
-    GroupRef(usize),
-    GroupRefExists {
-        group: usize,
-        yes: Vec<Node>,
-        no: Option<Vec<Node>>,
-    },
-    Assert {
-        negate: bool,
-        behind: bool,
-        body: Vec<Node>,
-    },
-    Atomic(Vec<Node>),
 }
 
 /// `re.error` (or the `OverflowError` the parser raises for huge repeat counts).
@@ -306,7 +226,7 @@ impl Source {
             return Err(self.error(
                 &format!(
                     "bad character in group name {}",
-                    crate::cell::str_repr(name)
+                    vakra_pytext::str_repr(name)
                 ),
                 name.chars().count() + offset,
             ));
@@ -411,7 +331,7 @@ fn named_escape(source: &mut Source) -> Result<u32, ReError> {
     }
     let name = source.getuntil('}', "character name")?;
     Err(source.error(
-        &format!("undefined character name {}", crate::cell::str_repr(&name)),
+        &format!("undefined character name {}", vakra_pytext::str_repr(&name)),
         name.chars().count() + 4,
     ))
 }
@@ -862,7 +782,7 @@ fn parse_group(
                     let len = n.chars().count() + 1;
                     let Some(&gid) = state.group_names.get(&n) else {
                         return Err(source.error(
-                            &format!("unknown group name {}", crate::cell::str_repr(&n)),
+                            &format!("unknown group name {}", vakra_pytext::str_repr(&n)),
                             len,
                         ));
                     };
@@ -977,7 +897,7 @@ fn parse_group(
                 return Err(source.error(
                     &format!(
                         "redefinition of group name {} as group {gid}; was group {old}",
-                        crate::cell::str_repr(n)
+                        vakra_pytext::str_repr(n)
                     ),
                     n.chars().count() + 1,
                 ));
@@ -1033,7 +953,7 @@ fn parse_conditional(
             Some(&g) => g,
             None => {
                 return Err(source.error(
-                    &format!("unknown group name {}", crate::cell::str_repr(&condname)),
+                    &format!("unknown group name {}", vakra_pytext::str_repr(&condname)),
                     len,
                 ));
             }
@@ -1043,7 +963,7 @@ fn parse_conditional(
             source.error(
                 &format!(
                     "bad character in group name {}",
-                    crate::cell::str_repr(&condname)
+                    vakra_pytext::str_repr(&condname)
                 ),
                 len,
             )

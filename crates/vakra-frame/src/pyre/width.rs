@@ -1,7 +1,7 @@
 //! `SubPattern.getwidth()`: the shortest and longest text a pattern can match, which decides
 //! whether a lookbehind is fixed-width.
 
-use super::parse::{MAXREPEAT, MAXWIDTH, Node};
+use super::tree::{MAXREPEAT, MAXWIDTH, Node};
 
 /// `(min, max)` width of a sequence, saturating at 2**64 as Python does.
 pub(super) fn width(nodes: &[Node], groups: &[(u128, u128)]) -> (u128, u128) {

@@ -52,7 +52,7 @@ pub fn aggregate_data(
 
 fn apply(values: &Column, op: AggregationOperation) -> Result<ToolValue, ToolError> {
     let float = |r: Reduction| {
-        reduce(values.iter(), r).map(|x| ToolValue::Scalar(vakra_pyjson::float_repr(x)))
+        reduce(values.iter(), r).map(|x| ToolValue::Scalar(vakra_pytext::float_repr(x)))
     };
     match op {
         AggregationOperation::Count => Ok(ToolValue::Scalar(values.len().to_string())),

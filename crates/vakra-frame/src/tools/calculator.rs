@@ -3,7 +3,7 @@
 //! list[float]` coercion of the result.
 
 use serde_json::Value;
-use vakra_pyjson::{float_repr, float_to_json};
+use vakra_pytext::{float_repr, float_to_json};
 
 use crate::cell::Cell;
 use crate::error::ToolError;

@@ -6,8 +6,9 @@ use std::collections::HashSet;
 
 use crate::cell::Cell;
 use crate::column::to_float_cell;
+use crate::dtype::Dtype;
 use crate::error::ToolError;
-use crate::table::{Dtype, Table};
+use crate::table::Table;
 
 use super::ToolValue;
 

@@ -5,11 +5,12 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use crate::cell::{Cell, CmpOp, num_cmp};
+use crate::dtype::Dtype;
 use crate::error::{ToolError, interrupted};
 use crate::like::{LikePattern, not_a_pattern};
 use crate::pyre::PyRegex;
 use crate::pystr::{PyInt, py_float, py_int, py_int_of_float};
-use crate::table::{Dtype, Table};
+use crate::table::Table;
 use crate::text::Text;
 
 use super::{FilterCondition, ToolValue};

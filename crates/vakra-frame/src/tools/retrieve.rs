@@ -112,9 +112,9 @@ pub fn truncate(truncate_array: &Value, n: i64) -> Result<ToolValue, ToolError> 
     match truncate_array {
         Value::Array(items) => {
             let end = usize::try_from(n).unwrap_or(usize::MAX).min(items.len());
-            let text = vakra_pyjson::dumps(
+            let text = vakra_pytext::dumps(
                 &Value::Array(items[..end].to_vec()),
-                &vakra_pyjson::DumpOptions::python_default(),
+                &vakra_pytext::DumpOptions::python_default(),
             )
             .map_err(|e| ToolError::new(e.to_string()))?;
             Ok(ToolValue::Json(text))

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use crate::cell::{Cell, CmpOp, num_cmp};
 use crate::column::Column;
+use crate::dtype::Dtype;
 use crate::error::ToolError;
-use crate::table::{Dtype, Table};
+use crate::table::Table;
 
 use super::{ToolValue, timsort};
 

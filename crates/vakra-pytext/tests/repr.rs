@@ -2,7 +2,7 @@
 //! `str(json.loads(input))`; every expected string was produced by CPython.
 
 use serde_json::Value;
-use vakra_pyjson::{py_repr, py_str};
+use vakra_pytext::{py_repr, py_str};
 
 #[test]
 fn matches_cpython_repr_and_str() {
@@ -136,6 +136,12 @@ fn matches_cpython_repr_and_str() {
             r#""\udb40\udc01 \udb40\udc7f \udb80\udc00 \udbff\udffd \ufdd0 \ud83f\udffe""#,
             r#"'\U000e0001 \U000e007f \U000f0000 \U0010fffd \ufdd0 \U0001fffe'"#,
             "\u{e0001} \u{e007f} \u{f0000} \u{10fffd} \u{fdd0} \u{1fffe}",
+        ),
+        // unassigned in Python 3.11's Unicode database (14.0), so not printable
+        (
+            r#""\u0378 \ud83e\udef7""#,
+            r#"'\u0378 \U0001faf7'"#,
+            "\u{378} \u{1faf7}",
         ),
     ];
     for &(input, repr, str) in cases {

@@ -14,6 +14,61 @@ use serde_json::Value;
 /// reference's unpinned requirements when the recordings were made).
 pub const PYDANTIC_DOCS_VERSION: &str = "2.14";
 
+/// One of pydantic-core's error types and the message it prints with it (in a
+/// `ValidationError`'s lines and in FastAPI's 422 details alike).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorType {
+    pub kind: &'static str,
+    pub message: &'static str,
+}
+
+const fn error_type(kind: &'static str, message: &'static str) -> ErrorType {
+    ErrorType { kind, message }
+}
+
+pub const MISSING: ErrorType = error_type("missing", "Field required");
+pub const MISSING_ARGUMENT: ErrorType = error_type("missing_argument", "Missing required argument");
+pub const UNEXPECTED_KEYWORD_ARGUMENT: ErrorType =
+    error_type("unexpected_keyword_argument", "Unexpected keyword argument");
+pub const EXTRA_FORBIDDEN: ErrorType =
+    error_type("extra_forbidden", "Extra inputs are not permitted");
+pub const STRING_TYPE: ErrorType = error_type("string_type", "Input should be a valid string");
+pub const BOOL_TYPE: ErrorType = error_type("bool_type", "Input should be a valid boolean");
+pub const BOOL_PARSING: ErrorType = error_type(
+    "bool_parsing",
+    "Input should be a valid boolean, unable to interpret input",
+);
+pub const INT_TYPE: ErrorType = error_type("int_type", "Input should be a valid integer");
+pub const INT_PARSING: ErrorType = error_type(
+    "int_parsing",
+    "Input should be a valid integer, unable to parse string as an integer",
+);
+pub const INT_PARSING_SIZE: ErrorType = error_type(
+    "int_parsing_size",
+    "Unable to parse input string as an integer, exceeded maximum size",
+);
+pub const INT_FROM_FLOAT: ErrorType = error_type(
+    "int_from_float",
+    "Input should be a valid integer, got a number with a fractional part",
+);
+pub const FLOAT_TYPE: ErrorType = error_type("float_type", "Input should be a valid number");
+pub const FLOAT_PARSING: ErrorType = error_type(
+    "float_parsing",
+    "Input should be a valid number, unable to parse string as a number",
+);
+pub const FINITE_NUMBER: ErrorType = error_type("finite_number", "Input should be a finite number");
+pub const LIST_TYPE: ErrorType = error_type("list_type", "Input should be a valid list");
+pub const DICT_TYPE: ErrorType = error_type("dict_type", "Input should be a valid dictionary");
+pub const MODEL_ATTRIBUTES_TYPE: ErrorType = error_type(
+    "model_attributes_type",
+    "Input should be a valid dictionary or object to extract fields from",
+);
+
+/// The message of `model_type`: a model field given something other than an object.
+pub fn model_type_message(model: &str) -> String {
+    format!("Input should be a valid dictionary or instance of {model}")
+}
+
 /// One line item of a `ValidationError`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineError {
@@ -29,16 +84,11 @@ pub struct LineError {
 
 impl LineError {
     /// An error about a JSON input value.
-    pub fn for_value(
-        loc: impl Into<String>,
-        kind: &'static str,
-        message: impl Into<String>,
-        input: &Value,
-    ) -> Self {
+    pub fn for_value(loc: impl Into<String>, error: ErrorType, input: &Value) -> Self {
         Self {
             loc: loc.into(),
-            message: message.into(),
-            kind,
+            message: error.message.to_owned(),
+            kind: error.kind,
             input_repr: crate::py_repr(input),
             input_type: python_type(input),
         }
@@ -111,12 +161,7 @@ mod tests {
 
     #[test]
     fn formats_like_pydantic() {
-        let e = LineError::for_value(
-            "data",
-            "dict_type",
-            "Input should be a valid dictionary",
-            &json!("nope_1"),
-        );
+        let e = LineError::for_value("data", DICT_TYPE, &json!("nope_1"));
         assert_eq!(
             validation_error("FilterDataInput", &[e]),
             "1 validation error for FilterDataInput\ndata\n  Input should be a valid dictionary [type=dict_type, input_value='nope_1', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.14/v/dict_type"

@@ -2,7 +2,7 @@
 //! expected string was produced by CPython.
 
 use serde_json::Value;
-use vakra_pyjson::{DumpError, DumpOptions, dumps, float_to_json};
+use vakra_pytext::{DumpError, DumpOptions, dumps, float_to_json};
 
 struct Case {
     input: &'static str,
@@ -375,7 +375,7 @@ fn dump_to_appends() {
     let mut out = String::from("data: ");
     let value: Value = serde_json::from_str(r#"{"k": [true, null]}"#).expect("valid JSON");
     assert_eq!(
-        vakra_pyjson::dump_to(&mut out, &value, &DumpOptions::compact_utf8()),
+        vakra_pytext::dump_to(&mut out, &value, &DumpOptions::compact_utf8()),
         Ok(())
     );
     assert_eq!(out, r#"data: {"k":[true,null]}"#);

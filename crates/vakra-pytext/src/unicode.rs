@@ -1,8 +1,9 @@
-//! Code points that Python's `str.isprintable` rejects.
+//! Python's character classes, one character at a time: `str.isprintable`
+//! and `str.isspace` as CPython 3.11 (Unicode 14.0) answers them.
 //!
-//! `repr` and `ast.unparse` escape exactly these characters, so the table
-//! mirrors CPython 3.11 (Unicode 14.0): categories Cc, Cf, Cs, Co, Cn, Zl,
-//! Zp and Zs except the ASCII space. Generated with
+//! `repr` and `ast.unparse` escape exactly the characters `isprintable`
+//! rejects: categories Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs except the ASCII
+//! space. The table was generated with
 //! `[c for c in range(0x110000) if not chr(c).isprintable()]`, folded into
 //! ranges.
 
@@ -140,6 +141,13 @@ const BOUNDS: &[u32] = &[
 ];
 
 /// Whether Python's `str.isprintable` accepts `c`.
-pub(crate) fn is_printable(c: char) -> bool {
+pub fn is_printable(c: char) -> bool {
     BOUNDS.partition_point(|&b| b <= u32::from(c)) % 2 == 0
+}
+
+/// Whether Python's `str.isspace` accepts `c`: Unicode white space plus the
+/// ASCII separators `\x1c`–`\x1f`, which Python counts and Rust does not
+/// (`str.strip()`, `str.split()` and `inspect.cleandoc` cut at these).
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }

@@ -1,12 +1,17 @@
 //! `float_repr` against CPython 3.11 `repr(float)`; every expected string was
 //! produced by CPython.
 
-use vakra_pyjson::float_repr;
+use vakra_pytext::float_repr;
 
 #[test]
 fn matches_cpython_repr() {
     let cases: &[(f64, &str)] = &[
         (0.1, "0.1"),
+        (2.0, "2.0"),
+        (-1.5, "-1.5"),
+        (123.456, "123.456"),
+        (1.2345e16, "1.2345e+16"),
+        (0.30000000000000004, "0.30000000000000004"),
         (1e-05, "1e-05"),
         (1e+16, "1e+16"),
         (1e+22, "1e+22"),
@@ -102,11 +107,11 @@ fn round_trips_random_bit_patterns() {
 fn ties_at_the_shortest_length_round_like_python() {
     // expected texts are CPython 3.11's repr
     assert_eq!(
-        vakra_pyjson::float_repr(1249999999999998.25),
+        vakra_pytext::float_repr(1249999999999998.25),
         "1249999999999998.2"
     );
     assert_eq!(
-        vakra_pyjson::float_repr(99.99880981445312),
+        vakra_pytext::float_repr(99.99880981445312),
         "99.99880981445312"
     );
 }
