@@ -46,7 +46,11 @@ impl EnvServer {
     /// Builds the server of one session, loading only what it needs (a stdio process).
     pub fn open(spec: &SessionSpec, options: &ServerOptions) -> Result<Self, SpecError> {
         let server = tool_server(spec, options, || options.load_rest_bird(spec))?;
-        Ok(Self::of(server, options))
+        Ok(Self::of(
+            server,
+            options.max_result_bytes,
+            options.call_time_limit,
+        ))
     }
 
     /// Builds the server for `spec` from REST-BIRD endpoints already loaded; a domain none of
@@ -67,14 +71,24 @@ impl EnvServer {
                 None => Ok(bird),
             }
         })?;
-        Ok(Self::of(server, options))
+        Ok(Self::of(
+            server,
+            options.max_result_bytes,
+            options.call_time_limit,
+        ))
     }
 
-    fn of(server: Arc<dyn ToolServer>, options: &ServerOptions) -> Self {
+    /// A session of `server` whose results are capped at `max_result_bytes` and whose calls
+    /// stop after `call_time_limit`.
+    pub(crate) fn of(
+        server: Arc<dyn ToolServer>,
+        max_result_bytes: usize,
+        call_time_limit: std::time::Duration,
+    ) -> Self {
         Self {
             server,
-            max_result_bytes: options.max_result_bytes,
-            calls: SessionCalls::new(options.call_time_limit),
+            max_result_bytes,
+            calls: SessionCalls::new(call_time_limit),
             sdk_cache: Arc::default(),
             trace: None,
             hold: None,

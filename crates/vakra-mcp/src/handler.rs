@@ -174,3 +174,134 @@ fn capped(response: CallToolResponse, max_bytes: usize) -> CallToolResponse {
     );
     CallToolResponse::Complete(Answer::text(text, true).into_result())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use futures_util::FutureExt;
+    use futures_util::future::BoxFuture;
+    use rmcp::ServiceExt;
+    use rmcp::model::{CallToolRequestParams, ServerConfig, Tool};
+    use serde_json::{Map, Value, json};
+
+    use crate::EnvServer;
+    use crate::tool_server::{Answer, Answered, ToolServer};
+
+    /// A server whose `grow` tool changes the listing: afterwards `grow` also requires `m` and
+    /// `late` is listed. `own` checks its own arguments.
+    #[derive(Default)]
+    struct Growing {
+        grown: AtomicBool,
+    }
+
+    fn tool(name: &'static str, required: &[&str]) -> Tool {
+        let properties: Map<String, Value> = required
+            .iter()
+            .map(|p| (p.to_string(), json!({"type": "integer"})))
+            .collect();
+        let schema = json!({"type": "object", "properties": properties, "required": required});
+        let Value::Object(schema) = schema else {
+            unreachable!("a JSON object")
+        };
+        Tool::new(name, name, Arc::new(schema))
+    }
+
+    impl ToolServer for Growing {
+        fn info(&self) -> ServerConfig {
+            crate::options::server_config("growing", true)
+        }
+
+        fn tools(&self) -> BoxFuture<'_, Vec<Tool>> {
+            let tools = if self.grown.load(Ordering::SeqCst) {
+                vec![
+                    tool("grow", &["n", "m"]),
+                    tool("own", &["x"]),
+                    tool("late", &["y"]),
+                ]
+            } else {
+                vec![tool("grow", &["n"]), tool("own", &["x"])]
+            };
+            std::future::ready(tools).boxed()
+        }
+
+        fn new_session(&self) -> Arc<dyn ToolServer> {
+            Arc::new(Growing::default())
+        }
+
+        fn sdk_validates(&self, name: &str) -> bool {
+            name != "own"
+        }
+
+        fn call<'a>(&'a self, name: &'a str, _: Map<String, Value>) -> BoxFuture<'a, Answered> {
+            let changed = name == "grow" && !self.grown.swap(true, Ordering::SeqCst);
+            let answer = Answer {
+                listing_changed: changed,
+                ..Answer::text(format!("{name} ran"), false)
+            };
+            std::future::ready(Ok(answer)).boxed()
+        }
+    }
+
+    /// The handler validates as the Python SDK does: against the session's last listing (a stale
+    /// schema stays in force until the client lists again), listing afresh for a name not in it,
+    /// and only the tools the server leaves to the SDK.
+    #[tokio::test]
+    async fn arguments_are_checked_against_the_last_listing() {
+        let server = EnvServer::of(
+            Arc::new(Growing::default()),
+            1 << 20,
+            Duration::from_secs(5),
+        );
+        let (server_end, client_end) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_end).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = ().serve(client_end).await.unwrap();
+        let call = |name: &'static str, arguments: Value| {
+            let Value::Object(arguments) = arguments else {
+                unreachable!("a JSON object")
+            };
+            let client = &client;
+            async move {
+                let request = CallToolRequestParams::new(name).with_arguments(arguments);
+                let result = client.call_tool(request).await.unwrap();
+                let text = result.content[0].as_text().unwrap().text.clone();
+                (text, result.is_error.unwrap_or(false))
+            }
+        };
+        let invalid = |message: &str| (format!("Input validation error: {message}"), true);
+
+        // No listing yet: the first call lists, then validates.
+        assert_eq!(
+            call("grow", json!({"n": "x"})).await,
+            invalid("'x' is not of type 'integer'")
+        );
+        assert_eq!(call("own", json!({})).await, ("own ran".into(), false));
+        assert_eq!(
+            call("grow", json!({"n": 1})).await,
+            ("grow ran".into(), false)
+        );
+        // `grow` now requires `m` too, but the cached listing still says `n` only…
+        assert_eq!(
+            call("grow", json!({"n": 2})).await,
+            ("grow ran".into(), false)
+        );
+        // …while `late`, not in it, makes the SDK list again, which refreshes `grow` as well.
+        assert_eq!(
+            call("late", json!({})).await,
+            invalid("'y' is a required property")
+        );
+        assert_eq!(
+            call("grow", json!({"n": 3})).await,
+            invalid("'m' is a required property")
+        );
+        // A tool listed nowhere is not validated: the server answers.
+        assert_eq!(call("gone", json!({})).await, ("gone ran".into(), false));
+        client.cancel().await.unwrap();
+    }
+}
