@@ -71,7 +71,8 @@ fn session_tools(
     let options = data.options()?;
     let spec = SessionSpec::new(capability, domain);
     let server = EnvServer::open(&spec, &options)?;
-    Ok(server.tool_specs())
+    let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+    Ok(runtime.block_on(server.tool_specs()))
 }
 
 fn verify_checksums(file: &std::path::Path, data: &DataArgs) -> anyhow::Result<()> {

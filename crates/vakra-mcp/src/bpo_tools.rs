@@ -1,30 +1,28 @@
-use std::borrow::Cow;
 use std::sync::Arc;
 
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use rmcp::model::{MetaObject, ServerConfig, Tool};
+use serde_json::{Map, Value};
 use tokio::sync::Mutex;
-
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool, ToolsCapability,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
 use vakra_bpo::{BpoData, BpoSession};
+
+use crate::tool_server::{Answer, Answered, ToolServer};
 
 /// The BPO domain of capability 3 as the reference's `bpo_benchmark` FastMCP server lists and
 /// answers it. Each MCP session has its own generator and counters (a fresh reference process
 /// per session); the data set is shared.
 #[derive(Clone)]
-pub struct BpoToolServer {
+pub(crate) struct BpoToolServer {
     data: Arc<BpoData>,
     session: Arc<Mutex<BpoSession>>,
     tools: Arc<Vec<Tool>>,
+    info: ServerConfig,
 }
 
 impl BpoToolServer {
-    /// A server with a fresh session over `data`.
-    pub fn new(data: Arc<BpoData>) -> Self {
+    /// A server with a fresh session over `data`, answering `initialize` with `info`.
+    pub(crate) fn new(data: Arc<BpoData>, info: ServerConfig) -> Self {
         let session = BpoSession::new(Arc::clone(&data));
         let tools = session
             .tools()
@@ -46,67 +44,43 @@ impl BpoToolServer {
             data,
             session: Arc::new(Mutex::new(session)),
             tools: Arc::new(tools),
+            info,
         }
-    }
-
-    /// The same data, with a new session state.
-    pub fn new_session(&self) -> Self {
-        Self::new(Arc::clone(&self.data))
-    }
-
-    /// The listed tools.
-    pub fn tools(&self) -> &[Tool] {
-        &self.tools
     }
 }
 
-impl ServerHandler for BpoToolServer {
-    fn get_info(&self) -> ServerConfig {
-        let mut capabilities = ServerCapabilities::default();
-        capabilities.experimental = Some(Default::default());
-        let mut tools = ToolsCapability::default();
-        tools.list_changed = Some(false);
-        capabilities.tools = Some(tools);
-        let mut config = ServerConfig::new(capabilities);
-        config.server_info = Implementation::new("bpo_benchmark", env!("CARGO_PKG_VERSION"));
-        config
+impl ToolServer for BpoToolServer {
+    fn info(&self) -> ServerConfig {
+        self.info.clone()
     }
 
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        crate::protocol_versions()
+    fn tools(&self) -> BoxFuture<'_, Vec<Tool>> {
+        std::future::ready(self.tools.as_ref().clone()).boxed()
     }
 
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult {
-            tools: self.tools.as_ref().clone(),
-            ..Default::default()
-        })
+    /// The same data, with a new session state.
+    fn new_session(&self) -> Arc<dyn ToolServer> {
+        Arc::new(Self::new(Arc::clone(&self.data), self.info.clone()))
     }
 
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let mut session = Arc::clone(&self.session).lock_owned().await;
-        let name = request.name.to_string();
-        let arguments = request.arguments.unwrap_or_default();
-        // Fuzzy matching an unknown id scores every candidate: off the async workers.
-        let output = crate::calls::blocking(move || session.call(&name, arguments))
-            .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let structured = output.structured_content();
-        let content: Vec<ContentBlock> = output.text.map(ContentBlock::text).into_iter().collect();
-        let mut result = if output.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        };
-        result.structured_content = structured;
-        Ok(result.into())
+    /// FastMCP checks the arguments itself (the BPO session does, with pydantic's texts).
+    fn sdk_validates(&self, _name: &str) -> bool {
+        false
+    }
+
+    fn call<'a>(&'a self, name: &'a str, arguments: Map<String, Value>) -> BoxFuture<'a, Answered> {
+        async move {
+            let mut session = Arc::clone(&self.session).lock_owned().await;
+            let name = name.to_owned();
+            // Fuzzy matching an unknown id scores every candidate: off the async workers.
+            let output = crate::calls::blocking(move || session.call(&name, arguments)).await?;
+            Ok(Answer {
+                structured: output.structured_content(),
+                text: output.text,
+                is_error: output.is_error,
+                listing_changed: false,
+            })
+        }
+        .boxed()
     }
 }

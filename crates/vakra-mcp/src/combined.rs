@@ -1,21 +1,18 @@
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerConfig, Tool,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use rmcp::model::{ServerConfig, Tool};
 use serde_json::{Map, Value};
 use vakra_retrieval::Retrievers;
 
-use crate::RestToolServer;
+use crate::rest_tools::RestToolServer;
+use crate::tool_server::{Answer, Answered, ToolServer};
 
 /// Capability 4: a domain's REST-BIRD tools followed by the `query_<domain>` document-search
 /// tools of the domain and its distractors, as the reference's combined server lists them.
 #[derive(Clone)]
-pub struct CombinedServer {
+pub(crate) struct CombinedServer {
     rest: RestToolServer,
     retrievers: Arc<Retrievers>,
     domains: Vec<String>,
@@ -26,7 +23,7 @@ pub struct CombinedServer {
 impl CombinedServer {
     /// `rest` serves the REST tools of `domains` (the reference's prefix filter); the retriever
     /// tools come from `retrievers` (the negatives file's domains, exact match).
-    pub fn new(
+    pub(crate) fn new(
         rest: RestToolServer,
         retrievers: Arc<Retrievers>,
         domains: &[String],
@@ -51,15 +48,12 @@ impl CombinedServer {
         })
     }
 
-    /// Every listed tool: REST first, then retrievers.
-    pub fn tools(&self) -> Vec<Tool> {
-        let mut tools = self.rest.tools().to_vec();
-        tools.extend(self.retriever_tools.iter().cloned());
-        tools
+    fn is_retriever(&self, name: &str) -> bool {
+        self.retriever_tools.iter().any(|t| t.name == name)
     }
 
-    async fn call(&self, name: &str, arguments: Map<String, Value>) -> (String, bool) {
-        if self.retriever_tools.iter().any(|t| t.name == name) {
+    async fn run(&self, name: &str, arguments: Map<String, Value>) -> (String, bool) {
+        if self.is_retriever(name) {
             let retrievers = Arc::clone(&self.retrievers);
             let domains = self.domains.clone();
             let tool = name.to_owned();
@@ -76,8 +70,8 @@ impl CombinedServer {
             .await;
             return retriever_answer(name, answer);
         }
-        if self.rest.tools().iter().any(|t| t.name == name) {
-            return self.rest.call(name, arguments).await;
+        if self.rest.listed().iter().any(|t| t.name == name) {
+            return self.rest.run(name, arguments).await;
         }
         (format!("Tool '{name}' not found"), true)
     }
@@ -104,35 +98,33 @@ fn retriever_answer(
     }
 }
 
-impl ServerHandler for CombinedServer {
-    fn get_info(&self) -> ServerConfig {
+impl ToolServer for CombinedServer {
+    fn info(&self) -> ServerConfig {
         self.info.clone()
     }
 
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        crate::protocol_versions()
+    /// REST first, then retrievers.
+    fn tools(&self) -> BoxFuture<'_, Vec<Tool>> {
+        let mut tools = self.rest.listed().to_vec();
+        tools.extend(self.retriever_tools.iter().cloned());
+        std::future::ready(tools).boxed()
     }
 
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult {
-            tools: self.tools(),
-            ..Default::default()
-        })
+    fn new_session(&self) -> Arc<dyn ToolServer> {
+        Arc::new(self.clone())
     }
 
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let (text, is_error) = self
-            .call(&request.name, request.arguments.unwrap_or_default())
-            .await;
-        Ok(crate::text_result(text, is_error).into())
+    /// The REST tools are the wrapper's (validated by the SDK); the retrievers check their own.
+    fn sdk_validates(&self, name: &str) -> bool {
+        !self.is_retriever(name)
+    }
+
+    fn call<'a>(&'a self, name: &'a str, arguments: Map<String, Value>) -> BoxFuture<'a, Answered> {
+        async move {
+            let (text, is_error) = self.run(name, arguments).await;
+            Ok(Answer::text(text, is_error))
+        }
+        .boxed()
     }
 }
 

@@ -16,9 +16,9 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use vakra_endpoint::RestBird;
 
-use crate::{Capability, EnvServer, NamedSessions, ServerOptions, SessionSpec, Traced};
+use crate::{Capability, EnvServer, NamedSessions, ServerOptions, SessionSpec};
 
-type Service = StreamableHttpService<Traced, NamedSessions>;
+type Service = StreamableHttpService<EnvServer, NamedSessions>;
 
 /// Limits of the MCP HTTP transport.
 #[derive(Debug, Clone, Copy)]
@@ -307,17 +307,6 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
     if spec.domains.is_empty() {
         return Err("a domain is required: /mcp/<capability>/<domain>".into());
     }
-    let known =
-        |d: &String| {
-            state.bird.domains().iter().any(|c| {
-                vakra_catalog::tools::domain_selected(&c.name, d, state.options.fix_quirks)
-            })
-        };
-    let own_domains = spec.capability == Capability::One
-        || (spec.capability == Capability::Three && spec.domains == ["bpo"]);
-    if let Some(unknown) = spec.domains.iter().find(|d| !own_domains && !known(d)) {
-        return Err(format!("unknown domain {unknown:?}"));
-    }
     let server = EnvServer::build(spec, &state.options, Arc::clone(&state.bird))
         .map_err(|e| e.to_string())?;
     // A session is idle only between calls: a call ends within its time limit of arriving,
@@ -331,8 +320,7 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
         idle,
     ));
     let spec = spec.clone();
-    let trace_dir = state.options.trace_dir.clone();
-    let trace_limits = state.options.trace_limits.clone();
+    let options = state.options.clone();
     let slots = Arc::clone(&state.slots);
     let max_sessions = state.limits.max_sessions;
     let sessions_alive = Arc::new(());
@@ -346,12 +334,10 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
             let slot = Arc::clone(&slots)
                 .try_acquire_owned()
                 .map_err(|_| std::io::Error::other(too_many_sessions(max_sessions)))?;
-            Ok(Traced::new(
-                server.new_session().holding((slot, Arc::clone(&alive))),
-                &spec,
-                trace_dir.as_deref(),
-                &trace_limits,
-            ))
+            Ok(server
+                .new_session()
+                .holding((slot, Arc::clone(&alive)))
+                .traced(&spec, &options))
         },
         Arc::clone(&manager),
         config,

@@ -3,57 +3,45 @@
 //! Agents reach the environment only through MCP tools scoped to one capability and domain. For
 //! REST-BIRD (capabilities 2 and 3, and the REST half of 4) the reference runs a Python wrapper
 //! that fetches `/openapi.json`, lists one tool per operation and proxies calls over HTTP. Here the
-//! same tools are derived from the catalogs and calls run in-process ([`RestToolServer`]), with
-//! the wrapper's observable behaviour kept: tool order and the domain-prefix filter, the Python
-//! SDK's argument-validation messages ([`validation`]), indented ASCII-escaped JSON results, and
-//! the `Error calling API: …` texts that quote the request URL.
+//! same tools are derived from the catalogs and calls run in-process (`rest_tools.rs`), with the
+//! wrapper's observable behaviour kept: tool order and the domain-prefix filter, the Python SDK's
+//! argument-validation messages ([`validation`]), indented ASCII-escaped JSON results, and the
+//! `Error calling API: …` texts that quote the request URL. Capability 1 (`chaining_tools.rs`)
+//! keeps one SLOT-BIRD/SEL-BIRD session per MCP session, capability 3's `bpo` domain has the
+//! BPO server (`bpo_tools.rs`), capability 4 adds document retrievers (`combined.rs`).
 //!
-//! Capability 1 ([`ChainingToolServer`]) keeps one SLOT-BIRD/SEL-BIRD session per MCP session
-//! and reproduces the SDK's validation against its cached tool list.
-//!
-//! [`EnvServer`] picks the server for a capability and domain; [`serve_stdio`] and [`http_router`]
-//! put it on a transport, wrapped in [`Traced`] to record session traces ([`trace`]).
+//! Each of those implements one internal trait, `ToolServer` (`tool_server.rs`): its server
+//! info, its current tools, a new session, and a call returning a plain answer. [`EnvServer`]
+//! holds one of them (`env.rs` picks it from a [`SessionSpec`]: the one place to add a
+//! capability) and is the only MCP `ServerHandler` (`handler.rs`). A call's path, in one
+//! direction: transport ([`serve_stdio`], or [`http_router`] with its session ids) →
+//! `EnvServer`'s handler (the session's queue and time limit in `calls.rs`; the SDK's
+//! validation against its cached listing; the tool server; `list_changed`; the result cap;
+//! the session's [`trace`]) → the client.
 
 mod bpo_tools;
 mod calls;
 mod chaining_tools;
 mod combined;
 mod env;
+mod handler;
 mod http;
+mod options;
 mod rest_tools;
 mod session_ids;
+mod spec;
 mod stdio;
 mod texts;
+mod tool_server;
 pub mod trace;
 pub mod validation;
 
-pub use bpo_tools::BpoToolServer;
-pub use chaining_tools::ChainingToolServer;
-pub use combined::CombinedServer;
-pub use env::{Capability, EnvServer, ServerOptions, SessionSpec, SpecError};
+pub use env::EnvServer;
 pub use http::{HttpLimits, McpDrain, http_router};
-pub use rest_tools::RestToolServer;
+pub use options::ServerOptions;
 pub use session_ids::{NamedSessions, check_replica_name};
-pub use trace::{TraceLimits, Traced};
-
-/// The protocol versions every server offers: up to 2025-11-25, what the reference's Python SDK
-/// speaks. 2026-07-28 serves each HTTP request statelessly, which would lose per-session state
-/// (capability-1 handles, BPO counters) and per-session tool lists.
-pub(crate) fn protocol_versions() -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
-    use rmcp::model::ProtocolVersion;
-    std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
-}
-
-/// A tool answer of one text content, flagged `isError` or not.
-pub(crate) fn text_result(text: String, is_error: bool) -> rmcp::model::CallToolResult {
-    use rmcp::model::{CallToolResult, ContentBlock};
-    let content = vec![ContentBlock::text(text)];
-    if is_error {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    }
-}
+pub use spec::{Capability, SessionSpec, SpecError};
+pub use trace::TraceLimits;
 
 /// Serves one session over stdin/stdout until the client closes it, traced when the options
 /// name a trace directory.
@@ -67,13 +55,9 @@ pub async fn serve_stdio(
     // read), so that the process exits without waiting for them.
     let closed = tokio_util::sync::CancellationToken::new();
     let stdin = stdio::UntilEof::new(tokio::io::stdin(), closed.clone());
-    let traced = Traced::new(
-        server.closed_by(closed),
-        spec,
-        options.trace_dir.as_deref(),
-        &options.trace_limits,
-    );
-    let running = traced
+    let running = server
+        .closed_by(closed)
+        .traced(spec, options)
         .serve((stdin, tokio::io::stdout()))
         .await
         .map_err(std::io::Error::other)?;

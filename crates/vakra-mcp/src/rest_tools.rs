@@ -1,23 +1,20 @@
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerConfig, Tool,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use rmcp::model::{ServerConfig, Tool};
 use serde_json::{Map, Value};
 use vakra_catalog::tools::{path_in_domain, tool_for};
 use vakra_endpoint::{Endpoint, Outcome, RestBird};
 
-use crate::{texts, validation};
+use crate::texts;
+use crate::tool_server::{Answer, Answered, ToolServer};
 
 /// REST-BIRD endpoints as MCP tools, the way the reference's OpenAPI wrapper lists and calls
 /// them, with calls run in-process instead of over HTTP.
 #[derive(Clone)]
-pub struct RestToolServer {
+pub(crate) struct RestToolServer {
     inner: Arc<Inner>,
 }
 
@@ -25,10 +22,9 @@ struct Inner {
     bird: Arc<RestBird>,
     tools: Vec<Tool>,
     targets: Vec<Target>,
-    /// Calls run the first tool of a name, as the wrapper's linear search does…
+    /// Calls run the first tool of a name, as the wrapper's linear search does (the SDK
+    /// validates against the last one: its cache is a dict).
     first: HashMap<String, usize>,
-    /// …while the SDK validates against the last one (its cache is a dict).
-    last: HashMap<String, usize>,
     base_url: String,
     info: ServerConfig,
 }
@@ -43,7 +39,7 @@ impl RestToolServer {
     /// The tools of the endpoints whose path matches one of `domains` (the reference's prefix
     /// test, or exact with `options.fix_quirks`); all endpoints and `/metrics` when `domains` is
     /// empty.
-    pub fn new(
+    pub(crate) fn new(
         bird: Arc<RestBird>,
         domains: &[String],
         base_url: String,
@@ -83,10 +79,8 @@ impl RestToolServer {
             targets.push(Target::Endpoint(Arc::clone(endpoint)));
         }
         let mut first = HashMap::new();
-        let mut last = HashMap::new();
         for (i, tool) in tools.iter().enumerate() {
             first.entry(tool.name.to_string()).or_insert(i);
-            last.insert(tool.name.to_string(), i);
         }
         Self {
             inner: Arc::new(Inner {
@@ -94,7 +88,6 @@ impl RestToolServer {
                 tools,
                 targets,
                 first,
-                last,
                 base_url,
                 info,
             }),
@@ -102,20 +95,14 @@ impl RestToolServer {
     }
 
     /// The listed tools, in the reference's order.
-    pub fn tools(&self) -> &[Tool] {
+    pub(crate) fn listed(&self) -> &[Tool] {
         &self.inner.tools
     }
 
-    /// Runs a tool as the reference's stack would: SDK validation, then the wrapper's HTTP
-    /// call. Returns the result text and the error flag the agent sees.
-    pub async fn call(&self, name: &str, arguments: Map<String, Value>) -> (String, bool) {
+    /// Runs a tool as the reference's wrapper would (its arguments already validated by the
+    /// SDK). Returns the result text and the error flag the agent sees.
+    pub(crate) async fn run(&self, name: &str, arguments: Map<String, Value>) -> (String, bool) {
         let inner = &self.inner;
-        let schema_tool = inner.last.get(name).map(|&i| &inner.tools[i]);
-        if let Some(tool) = schema_tool
-            && let Some(message) = validation::validate(&arguments, &tool.input_schema)
-        {
-            return (format!("Input validation error: {message}"), true);
-        }
         let Some(&index) = inner.first.get(name) else {
             return (format!("Tool {name} not found"), true);
         };
@@ -161,34 +148,28 @@ impl RestToolServer {
     }
 }
 
-impl ServerHandler for RestToolServer {
-    fn get_info(&self) -> ServerConfig {
+impl ToolServer for RestToolServer {
+    fn info(&self) -> ServerConfig {
         self.inner.info.clone()
     }
 
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        crate::protocol_versions()
+    fn tools(&self) -> BoxFuture<'_, Vec<Tool>> {
+        std::future::ready(self.inner.tools.clone()).boxed()
     }
 
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult {
-            tools: self.inner.tools.clone(),
-            ..Default::default()
-        })
+    fn new_session(&self) -> Arc<dyn ToolServer> {
+        Arc::new(self.clone())
     }
 
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let (text, is_error) = self
-            .call(&request.name, request.arguments.unwrap_or_default())
-            .await;
-        Ok(crate::text_result(text, is_error).into())
+    fn sdk_validates(&self, _name: &str) -> bool {
+        true
+    }
+
+    fn call<'a>(&'a self, name: &'a str, arguments: Map<String, Value>) -> BoxFuture<'a, Answered> {
+        async move {
+            let (text, is_error) = self.run(name, arguments).await;
+            Ok(Answer::text(text, is_error))
+        }
+        .boxed()
     }
 }

@@ -1,11 +1,11 @@
 //! Session traces: one JSONL file per MCP session with every tool call and the text the agent
 //! got back (`docs/traces.md`).
 //!
-//! [`Traced`] wraps the [`EnvServer`] of a session on every transport, so all capabilities are
-//! recorded the same way and what the agent sees does not change: the wrapper only copies the
-//! request and the answer. Writing never fails a call; IO errors are logged.
+//! A session's [`SessionTrace`] sits in its [`EnvServer`](crate::EnvServer)'s handler on every
+//! transport, so all capabilities are recorded the same way and what the agent sees does not
+//! change: the handler only copies the request and the answer. Writing never fails a call; IO
+//! errors are logged.
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,16 +14,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ContentBlock, Extensions, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerConfig,
-};
-use rmcp::service::{NotificationContext, RequestContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::ErrorData;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ContentBlock, Extensions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{EnvServer, SessionSpec};
+use crate::SessionSpec;
 
 /// One line of a trace file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,28 +179,9 @@ impl Default for TraceLimits {
     }
 }
 
-/// An MCP session's server that records its tool calls when a trace directory is set.
-#[derive(Clone)]
-pub struct Traced {
-    server: EnvServer,
-    trace: Option<Arc<SessionTrace>>,
-}
-
-impl Traced {
-    /// Wraps the server of one session; with `dir`, the session's trace goes there (the file
-    /// is created on the session's first notification or request, once its id is known).
-    pub fn new(
-        server: EnvServer,
-        spec: &SessionSpec,
-        dir: Option<&Path>,
-        limits: &TraceLimits,
-    ) -> Self {
-        let trace = dir.map(|dir| Arc::new(SessionTrace::new(dir, spec, limits)));
-        Self { server, trace }
-    }
-}
-
-struct SessionTrace {
+/// Where one session's calls are written: its file is created on the session's first
+/// notification or request, once its id is known.
+pub(crate) struct SessionTrace {
     dir: PathBuf,
     capability: u8,
     domains: Vec<String>,
@@ -275,7 +252,7 @@ fn write_line(file: &mut File, line: &TraceLine) -> std::io::Result<()> {
 }
 
 impl SessionTrace {
-    fn new(dir: &Path, spec: &SessionSpec, limits: &TraceLimits) -> Self {
+    pub(crate) fn new(dir: &Path, spec: &SessionSpec, limits: &TraceLimits) -> Self {
         Self {
             dir: dir.to_owned(),
             capability: spec.capability.number(),
@@ -311,7 +288,8 @@ impl SessionTrace {
         false
     }
 
-    fn file(&self, extensions: &Extensions) -> Option<&Mutex<File>> {
+    /// The session's file, created with its session line on first use.
+    pub(crate) fn file(&self, extensions: &Extensions) -> Option<&Mutex<File>> {
         self.file
             .get_or_init(|| {
                 let session_id =
@@ -406,53 +384,23 @@ fn call_record(
     }
 }
 
-impl ServerHandler for Traced {
-    fn get_info(&self) -> ServerConfig {
-        self.server.get_info()
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        self.server.supported_protocol_versions()
-    }
-
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        if let Some(trace) = &self.trace {
-            trace.file(&context.extensions);
-        }
-    }
-
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        if let Some(trace) = &self.trace {
-            trace.file(&context.extensions);
-        }
-        self.server.list_tools(request, context).await
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let Some(trace) = &self.trace else {
-            return self.server.call_tool(request, context).await;
-        };
-        let extensions = context.extensions.clone();
-        let started_at = Utc::now();
-        let clock = Instant::now();
-        let response = self.server.call_tool(request.clone(), context).await;
+impl SessionTrace {
+    /// Writes one call and its answer (file IO, and the file's lock, off the async workers).
+    pub(crate) async fn record_call(
+        self: &Arc<Self>,
+        extensions: Extensions,
+        request: &CallToolRequestParams,
+        response: &Result<CallToolResponse, ErrorData>,
+        started_at: DateTime<Utc>,
+        clock: Instant,
+    ) {
         let duration_ms = clock.elapsed().as_secs_f64() * 1000.0;
-        let record = call_record(&request, &response, started_at, duration_ms);
-        // File IO (and the file's lock) off the async workers.
-        let trace = Arc::clone(trace);
+        let record = call_record(request, response, started_at, duration_ms);
+        let trace = Arc::clone(self);
         let written = tokio::task::spawn_blocking(move || trace.record(&extensions, record));
         if let Err(e) = written.await {
             tracing::error!("a trace line was not written: {e}");
         }
-        response
     }
 }
 
@@ -467,7 +415,9 @@ mod tests {
         let limits = TraceLimits::new(2_000, 3_000);
         let call = || {
             let request = CallToolRequestParams::new("get_x");
-            let response = Ok(crate::text_result("y".repeat(300), false).into());
+            let response = Ok(crate::tool_server::Answer::text("y".repeat(300), false)
+                .into_result()
+                .into());
             call_record(&request, &response, Utc::now(), 1.0)
         };
         let first = SessionTrace::new(dir.path(), &spec, &limits);
