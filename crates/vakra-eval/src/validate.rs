@@ -184,7 +184,7 @@ fn python_json(text: &str) -> Result<Value, String> {
         }
         rest = &rest[token.len()..];
     }
-    crate::records::parse_json(&out)
+    vakra_pyjson::loads::loads(out.as_bytes())
 }
 
 /// Python's `str()` of a non-finite number read by [`python_json`]; `None` for other values.

@@ -20,6 +20,7 @@ mod chaining_tools;
 mod combined;
 mod env;
 mod http;
+mod incoming;
 mod rest_tools;
 mod session_ids;
 mod stdio;
@@ -73,8 +74,9 @@ pub async fn serve_stdio(
         options.trace_dir.as_deref(),
         &options.trace_limits,
     );
+    let transport = stdio::LineTransport::new(stdin, tokio::io::stdout(), stdio::MAX_LINE_BYTES);
     let running = traced
-        .serve((stdin, tokio::io::stdout()))
+        .serve(transport)
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;

@@ -437,6 +437,7 @@ impl ServerHandler for Traced {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let request = crate::incoming::with_deep_arguments(request, &context.extensions);
         let Some(trace) = &self.trace else {
             return self.server.call_tool(request, context).await;
         };

@@ -1,14 +1,15 @@
-//! Python-compatible text formatting for JSON values.
+//! Python-compatible text formatting for JSON values, and JSON read as deep as Python reads it.
 //!
 //! The reference benchmark server is written in Python, and agents read its
 //! responses byte for byte. This crate formats [`serde_json::Value`]s exactly
 //! as CPython's `json.dumps`, `repr` and `str` would format the same value
 //! after `json.loads`, so the texts produced by the Rust server match the
 //! Python reference: float digits and exponents, string escapes, separators,
-//! indentation and key order.
+//! indentation and key order. [`loads`] reads JSON text as deep as Python's `json` reads it.
 
 mod dump;
 mod float;
+pub mod loads;
 pub mod pydantic;
 mod repr;
 
