@@ -1,7 +1,8 @@
 //! Messages at the transports' limits, sent to the real binary over real pipes and sockets: a
 //! stdio line over 16 MiB is answered with an error carrying its id (and memory stays bounded),
 //! and the session goes on; arguments nested deeper than serde_json reads reach the tool over
-//! stdio and HTTP, up to Python's depth, and deeper ones get a clear JSON-RPC error.
+//! stdio and HTTP, up to Python's depth, and deeper ones get a clear JSON-RPC error; integers
+//! beyond 64 bits are quoted with their digits, as the reference quotes them.
 
 mod common;
 
@@ -216,10 +217,8 @@ fn session_post(server: &Server, id: &str, body: &str) -> (u16, String) {
     )
 }
 
-#[test]
-fn deep_arguments_reach_the_tool_over_http() {
-    let root = repo_root();
-    let server = Server::start(&["--root", root.to_str().unwrap()]);
+/// A new MCP session on `/mcp/2/library`, initialized: its id.
+fn http_session(server: &Server) -> String {
     let (status, response) = raw_post(&server.base, "/mcp/2/library", &initialize().to_string());
     assert_eq!(status, 200, "{response}");
     let id = response
@@ -231,7 +230,15 @@ fn deep_arguments_reach_the_tool_over_http() {
         })
         .unwrap();
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    assert_eq!(session_post(&server, &id, initialized).0, 202);
+    assert_eq!(session_post(server, &id, initialized).0, 202);
+    id
+}
+
+#[test]
+fn deep_arguments_reach_the_tool_over_http() {
+    let root = repo_root();
+    let server = Server::start(&["--root", root.to_str().unwrap()]);
+    let id = http_session(&server);
     for (n, depth) in [(2, 200), (3, 996)] {
         let (status, response) = session_post(&server, &id, &call(n, &nested(depth)).to_string());
         assert_eq!(status, 200, "{response}");
@@ -255,5 +262,59 @@ fn deep_arguments_reach_the_tool_over_http() {
         &id,
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
     );
-    assert_eq!((status, message_of(&response)["id"].clone()), (200, json!(5)));
+    assert_eq!(
+        (status, message_of(&response)["id"].clone()),
+        (200, json!(5))
+    );
+}
+
+/// The texts the reference gives for integers beyond 64 bits: the REST call with the digits in
+/// its URL fails to bind (500), and the SDK's validation quotes them.
+fn big_integer_calls() -> Vec<(String, String)> {
+    let limit = "100000000000000000000";
+    let isbn = "-12345678901234567890123";
+    vec![
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"get_most_borrowed_books","arguments":{{"limit":{limit}}}}}}}"#
+            ),
+            format!(
+                "Error calling API: Server error '500 Internal Server Error' for url \
+                 'http://localhost:8000/v1/library/most_borrowed_books?limit={limit}'\n\
+                 For more information check: \
+                 https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/500"
+            ),
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"get_book_by_isbn","arguments":{{"isbn":{isbn}}}}}}}"#
+            ),
+            format!("Input validation error: {isbn} is not of type 'string'"),
+        ),
+    ]
+}
+
+#[test]
+fn big_integers_keep_their_digits_over_stdio() {
+    let mut session = StdioSession::start();
+    for (line, text) in big_integer_calls() {
+        session.send(&line);
+        let answer = session.answer();
+        assert_eq!(answer["result"]["content"][0]["text"], text.as_str());
+    }
+}
+
+#[test]
+fn big_integers_keep_their_digits_over_http() {
+    let root = repo_root();
+    let server = Server::start(&["--root", root.to_str().unwrap()]);
+    let id = http_session(&server);
+    for (body, text) in big_integer_calls() {
+        let (status, response) = session_post(&server, &id, &body);
+        assert_eq!(status, 200, "{response}");
+        assert_eq!(
+            message_of(&response)["result"]["content"][0]["text"],
+            text.as_str()
+        );
+    }
 }

@@ -258,6 +258,9 @@ async fn handle(
             }
             Err(too_deep) => return malformed(Some(too_deep)),
         }
+        if let Some(found) = crate::incoming::big_integers_in(&bytes) {
+            parts.extensions.insert(found);
+        }
     }
     let json_error = is_post
         .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).err())

@@ -4,11 +4,12 @@
 //! A message nested deeper than serde_json reads is parsed with [`vakra_pyjson::loads`]; the
 //! arguments of a `tools/call` are taken out of it, so that the rest is shallow, and put back
 //! into the typed request (stdio) or carried beside it as [`DeepArguments`] (HTTP, where rmcp
-//! parses the body itself) until [`with_deep_arguments`] restores them.
+//! parses the body itself) until [`with_deep_arguments`] restores them. Integer literals beyond
+//! 64 bits travel the same ways as [`BigIntegers`].
 
 use rmcp::model::{
-    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorData, Extensions,
-    JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId, ServerJsonRpcMessage,
+    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorData, Extensions, JsonObject,
+    JsonRpcMessage, JsonRpcRequest, RequestId, ServerJsonRpcMessage,
 };
 use serde_json::Value;
 use vakra_pyjson::loads::{self, MAX_NESTING, SHALLOW_NESTING};
@@ -32,7 +33,8 @@ pub(crate) fn read_line(line: &[u8]) -> Incoming {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let depth = loads::nesting(line);
     if depth > MAX_NESTING {
-        let error = ErrorData::parse_error(format!("Parse error: {}", loads::too_deep(depth)), None);
+        let error =
+            ErrorData::parse_error(format!("Parse error: {}", loads::too_deep(depth)), None);
         return Incoming::Answer(Box::new(ServerJsonRpcMessage::error(
             error,
             recover_id(line, line),
@@ -54,7 +56,17 @@ pub(crate) fn read_line(line: &[u8]) -> Incoming {
             tracing::debug!("Ignoring unparsable incoming message: {e}");
             Incoming::Ignored
         }
-        Ok(Ok(message)) => Incoming::Message(Box::new(message)),
+        Ok(Ok(mut message)) => {
+            if let JsonRpcMessage::Request(JsonRpcRequest {
+                request: ClientRequest::CallToolRequest(call),
+                ..
+            }) = &mut message
+                && let Some(found) = big_integers_in(line)
+            {
+                call.extensions.insert(found);
+            }
+            Incoming::Message(Box::new(message))
+        }
         Ok(Err(None)) => Incoming::Ignored,
         Ok(Err(Some(answer))) => Incoming::Answer(Box::new(answer)),
     }
@@ -82,7 +94,10 @@ fn typed(
         Err(e) => {
             tracing::debug!("Protocol error on incoming message: {e}");
             Err((!is_notification).then(|| {
-                ServerJsonRpcMessage::error(ErrorData::invalid_request("Invalid request", None), None)
+                ServerJsonRpcMessage::error(
+                    ErrorData::invalid_request("Invalid request", None),
+                    None,
+                )
             }))
         }
     }
@@ -135,13 +150,39 @@ pub(crate) fn with_deep_arguments(
     mut request: CallToolRequestParams,
     extensions: &Extensions,
 ) -> CallToolRequestParams {
-    let deep = extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<DeepArguments>());
-    if let Some(DeepArguments(arguments)) = deep {
+    if let Some(DeepArguments(arguments)) = carried::<DeepArguments>(extensions) {
         request.arguments = Some(JsonObject::clone(arguments));
     }
     request
+}
+
+/// The integer literals beyond 64 bits in a message's text (serde_json reads them as floats),
+/// kept so that the texts quoting them show their digits ([`vakra_pyjson::digits`]).
+#[derive(Clone, Debug)]
+pub(crate) struct BigIntegers(pub(crate) std::sync::Arc<[String]>);
+
+/// How many big integers of one message are kept.
+const MAX_BIG_INTEGERS: usize = 64;
+
+/// The big integers of a message's text, if it has any.
+pub(crate) fn big_integers_in(text: &[u8]) -> Option<BigIntegers> {
+    let found = vakra_pyjson::digits::big_integers(text, MAX_BIG_INTEGERS);
+    (!found.is_empty()).then(|| BigIntegers(found.into()))
+}
+
+/// The big integers a call's message carried (stdio: in the request's extensions; HTTP: in the
+/// request head's).
+pub(crate) fn big_integers(extensions: &Extensions) -> Option<BigIntegers> {
+    carried::<BigIntegers>(extensions).cloned()
+}
+
+/// A value the transport attached to a request: directly (stdio) or to its HTTP request head.
+fn carried<T: Send + Sync + 'static>(extensions: &Extensions) -> Option<&T> {
+    extensions.get::<T>().or_else(|| {
+        extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<T>())
+    })
 }
 
 /// The id of a request that cannot be read, from the start of its text (a top-level `"id"`
@@ -202,7 +243,10 @@ fn id_at_end(tail: &[u8]) -> Option<RequestId> {
             + 1
     };
     let before = rest[..value_start].trim_ascii_end().strip_suffix(b":")?;
-    let before = before.trim_ascii_end().strip_suffix(b"\"id\"")?.trim_ascii_end();
+    let before = before
+        .trim_ascii_end()
+        .strip_suffix(b"\"id\"")?
+        .trim_ascii_end();
     matches!(before.last(), Some(b',' | b'{')).then_some(())?;
     first_id(&rest[value_start..])
 }
@@ -230,11 +274,19 @@ mod tests {
     #[test]
     fn ids_are_found_first_or_last() {
         let number = Some(RequestId::Number(7));
-        assert_eq!(id(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"#), number);
-        assert_eq!(id(r#"{ "jsonrpc" : "2.0" , "id" : "a\"b", "params": ["#),
-            Some(RequestId::String("a\"b".into())));
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"#),
+            number
+        );
+        assert_eq!(
+            id(r#"{ "jsonrpc" : "2.0" , "id" : "a\"b", "params": ["#),
+            Some(RequestId::String("a\"b".into()))
+        );
         assert_eq!(id(r#"...,"x"]}},"jsonrpc":"2.0","id": 7 }"#), number);
-        assert_eq!(id(r#"...}},"id":"k-1"}"#), Some(RequestId::String("k-1".into())));
+        assert_eq!(
+            id(r#"...}},"id":"k-1"}"#),
+            Some(RequestId::String("k-1".into()))
+        );
     }
 
     #[test]

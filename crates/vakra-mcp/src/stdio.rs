@@ -29,7 +29,8 @@ pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_
 const HEAD_BYTES: usize = 4096;
 const TAIL_BYTES: usize = 256;
 
-type Writer<W> = Arc<tokio::sync::Mutex<Option<FramedWrite<W, JsonRpcMessageCodec<ServerJsonRpcMessage>>>>>;
+type Writer<W> =
+    Arc<tokio::sync::Mutex<Option<FramedWrite<W, JsonRpcMessageCodec<ServerJsonRpcMessage>>>>>;
 
 /// The server's side of a stdio session: messages read line by line from `R`, answers written
 /// to `W`.
@@ -258,8 +259,14 @@ mod tests {
 
     #[tokio::test]
     async fn over_long_lines_are_answered_and_reading_goes_on() {
-        let long = format!(r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"x":"{}"}}}}"#, "a".repeat(500));
-        let tail_id = format!(r#"{{"method":"ping","params":{{"x":"{}"}},"id":"t"}}"#, "b".repeat(500));
+        let long = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"x":"{}"}}}}"#,
+            "a".repeat(500)
+        );
+        let tail_id = format!(
+            r#"{{"method":"ping","params":{{"x":"{}"}},"id":"t"}}"#,
+            "b".repeat(500)
+        );
         let lengths = [300, tail_id.len(), long.len()];
         let input = format!(
             "{long}\n{tail_id}\r\n{}\n{}\n{}\n",
@@ -278,22 +285,44 @@ mod tests {
         transport.close().await.unwrap();
         let mut answers = String::new();
         output.read_to_string(&mut answers).await.unwrap();
-        let mut answers: Vec<serde_json::Value> =
-            answers.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let mut answers: Vec<serde_json::Value> = answers
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         answers.sort_by_key(|a| a["error"]["message"].to_string());
         let summary: Vec<_> = answers
             .iter()
-            .map(|a| (a["id"].clone(), a["error"]["code"].clone(), a["error"]["message"].as_str().unwrap().to_owned()))
+            .map(|a| {
+                (
+                    a["id"].clone(),
+                    a["error"]["code"].clone(),
+                    a["error"]["message"].as_str().unwrap().to_owned(),
+                )
+            })
             .collect();
         let text = |bytes: usize| {
-            format!("Invalid request: the message is {bytes} bytes long, more than this server's limit of 200 bytes for one line over stdio")
+            format!(
+                "Invalid request: the message is {bytes} bytes long, more than this server's limit of 200 bytes for one line over stdio"
+            )
         };
         assert_eq!(
             summary,
             vec![
-                (serde_json::Value::Null, serde_json::json!(-32600), text(lengths[0])),
-                (serde_json::json!("t"), serde_json::json!(-32600), text(lengths[1])),
-                (serde_json::json!(9), serde_json::json!(-32600), text(lengths[2])),
+                (
+                    serde_json::Value::Null,
+                    serde_json::json!(-32600),
+                    text(lengths[0])
+                ),
+                (
+                    serde_json::json!("t"),
+                    serde_json::json!(-32600),
+                    text(lengths[1])
+                ),
+                (
+                    serde_json::json!(9),
+                    serde_json::json!(-32600),
+                    text(lengths[2])
+                ),
             ]
         );
     }

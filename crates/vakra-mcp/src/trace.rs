@@ -438,6 +438,22 @@ impl ServerHandler for Traced {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let request = crate::incoming::with_deep_arguments(request, &context.extensions);
+        match crate::incoming::big_integers(&context.extensions) {
+            Some(found) => {
+                vakra_pyjson::digits::WithDigits::new(found.0, self.traced_call(request, context))
+                    .await
+            }
+            None => self.traced_call(request, context).await,
+        }
+    }
+}
+
+impl Traced {
+    async fn traced_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
         let Some(trace) = &self.trace else {
             return self.server.call_tool(request, context).await;
         };

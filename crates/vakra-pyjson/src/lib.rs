@@ -5,8 +5,10 @@
 //! as CPython's `json.dumps`, `repr` and `str` would format the same value
 //! after `json.loads`, so the texts produced by the Rust server match the
 //! Python reference: float digits and exponents, string escapes, separators,
-//! indentation and key order. [`loads`] reads JSON text as deep as Python's `json` reads it.
+//! indentation and key order. [`loads`] reads JSON text as deep as Python's `json` reads it;
+//! [`digits`] prints integers beyond 64 bits with the digits they arrived with.
 
+pub mod digits;
 mod dump;
 mod float;
 pub mod loads;

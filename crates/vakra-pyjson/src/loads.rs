@@ -21,10 +21,7 @@ pub fn loads(text: &[u8]) -> Result<Value, String> {
 /// Parses JSON as [`loads`] does and hands the value to `then`, on the same stack: for text
 /// nested deeper than [`SHALLOW_NESTING`], a thread's with room for [`MAX_NESTING`] levels of
 /// recursion (`then` may recurse into the value too).
-pub fn loads_with<T: Send>(
-    text: &[u8],
-    then: impl FnOnce(Value) -> T + Send,
-) -> Result<T, String> {
+pub fn loads_with<T: Send>(text: &[u8], then: impl FnOnce(Value) -> T + Send) -> Result<T, String> {
     let depth = nesting(text);
     if depth > MAX_NESTING {
         return Err(too_deep(depth));
