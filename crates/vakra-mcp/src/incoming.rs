@@ -40,44 +40,39 @@ pub(crate) fn read_line(line: &[u8]) -> Incoming {
             recover_id(line, line),
         )));
     }
-    let parsed = if depth <= SHALLOW_NESTING {
-        match serde_json::from_slice::<Value>(line) {
-            Ok(value) => Ok(typed(value, None)),
-            Err(e) => Err(e.to_string()),
-        }
+    let read = if depth <= SHALLOW_NESTING {
+        serde_json::from_slice::<Value>(line)
+            .map(|value| typed(value, None))
+            .map_err(|e| e.to_string())
     } else {
         loads::loads_with(line, |mut value| {
             let arguments = take_arguments(&mut value);
             typed(value, arguments)
         })
     };
-    match parsed {
+    match read {
         Err(e) => {
             tracing::debug!("Ignoring unparsable incoming message: {e}");
             Incoming::Ignored
         }
-        Ok(Ok(mut message)) => {
+        Ok(Incoming::Message(mut message)) => {
             if let JsonRpcMessage::Request(JsonRpcRequest {
                 request: ClientRequest::CallToolRequest(call),
                 ..
-            }) = &mut message
+            }) = &mut *message
                 && let Some(found) = big_integers_in(line)
             {
                 call.extensions.insert(found);
             }
-            Incoming::Message(Box::new(message))
+            Incoming::Message(message)
         }
-        Ok(Err(None)) => Incoming::Ignored,
-        Ok(Err(Some(answer))) => Incoming::Answer(Box::new(answer)),
+        Ok(other) => other,
     }
 }
 
 /// The message a JSON value stands for, with `arguments` put back into its `tools/call`; for a
 /// value that is not a message, the answer to send (none for a notification).
-fn typed(
-    value: Value,
-    arguments: Option<JsonObject>,
-) -> Result<ClientJsonRpcMessage, Option<ServerJsonRpcMessage>> {
+fn typed(value: Value, arguments: Option<JsonObject>) -> Incoming {
     let is_notification = value.get("id").is_none();
     match serde_json::from_value::<ClientJsonRpcMessage>(value) {
         Ok(mut message) => {
@@ -89,16 +84,15 @@ fn typed(
             {
                 call.params.arguments = arguments;
             }
-            Ok(message)
+            Incoming::Message(Box::new(message))
         }
         Err(e) => {
             tracing::debug!("Protocol error on incoming message: {e}");
-            Err((!is_notification).then(|| {
-                ServerJsonRpcMessage::error(
-                    ErrorData::invalid_request("Invalid request", None),
-                    None,
-                )
-            }))
+            if is_notification {
+                return Incoming::Ignored;
+            }
+            let error = ErrorData::invalid_request("Invalid request", None);
+            Incoming::Answer(Box::new(ServerJsonRpcMessage::error(error, None)))
         }
     }
 }
