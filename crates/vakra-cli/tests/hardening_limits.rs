@@ -14,7 +14,7 @@ use std::time::Duration;
 use common::{Server, raw_post, repo_root, vakra};
 use serde_json::{Value, json};
 
-/// A `vakra mcp` session on the demo's `library` domain, its answers read on a thread.
+/// A `vakra mcp` session on a demo domain, its answers read on a thread.
 struct StdioSession {
     child: Child,
     stdin: ChildStdin,
@@ -22,9 +22,21 @@ struct StdioSession {
 }
 
 impl StdioSession {
+    /// A session on capability 2's `library` domain.
     fn start() -> Self {
+        Self::start_on("2", "library")
+    }
+
+    fn start_on(capability: &str, domain: &str) -> Self {
         let mut child = vakra()
-            .args(["mcp", "--capability", "2", "--domain", "library", "--root"])
+            .args([
+                "mcp",
+                "--capability",
+                capability,
+                "--domain",
+                domain,
+                "--root",
+            ])
             .arg(repo_root())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -302,6 +314,21 @@ fn big_integers_keep_their_digits_over_stdio() {
         let answer = session.answer();
         assert_eq!(answer["result"]["content"][0]["text"], text.as_str());
     }
+}
+
+#[test]
+fn big_integers_keep_their_digits_in_pydantic_texts() {
+    let mut session = StdioSession::start_on("3", "bpo");
+    session.send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"candidate_source_sla_per_source","arguments":{"requisition_id":123456789012345678901234}}}"#,
+    );
+    assert_eq!(
+        session.answer()["result"]["content"][0]["text"],
+        "1 validation error for call[candidate_source_sla_per_source]\nrequisition_id\n  \
+         Input should be a valid string [type=string_type, input_value=123456789012345678901234, \
+         input_type=int]\n    For further information visit \
+         https://errors.pydantic.dev/2.14/v/string_type"
+    );
 }
 
 #[test]
