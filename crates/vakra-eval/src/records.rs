@@ -66,9 +66,6 @@ pub struct Record {
 /// MB); a larger one is refused instead of filling memory.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
-/// How deep JSON values may nest, about what Python's `json` reads before its recursion limit.
-pub const MAX_NESTING: usize = 1_000;
-
 /// The text of a record file: regular files only (a FIFO would block, a device would never
 /// end), at most [`MAX_FILE_BYTES`].
 pub fn read_text(path: &Path) -> Result<String, String> {
@@ -94,67 +91,10 @@ pub fn read_text(path: &Path) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| format!("stream did not contain valid UTF-8: {e}"))
 }
 
-/// Parses JSON nested up to [`MAX_NESTING`] levels (serde_json alone stops at 128), on a
-/// thread with a stack large enough for that depth.
-pub fn parse_json(text: &str) -> Result<Value, String> {
-    let depth = nesting(text);
-    if depth > MAX_NESTING {
-        return Err(format!(
-            "values nested {depth} levels deep, more than {MAX_NESTING}"
-        ));
-    }
-    let parse = || {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        deserializer.disable_recursion_limit();
-        let value = serde::Deserialize::deserialize(&mut deserializer)?;
-        deserializer.end()?;
-        Ok::<Value, serde_json::Error>(value)
-    };
-    let parsed = if depth <= 100 {
-        parse()
-    } else {
-        std::thread::scope(|scope| {
-            std::thread::Builder::new()
-                .stack_size(256 << 20)
-                .spawn_scoped(scope, parse)
-                .map_err(|e| format!("no thread to parse it: {e}"))?
-                .join()
-                .map_err(|_| "the parser failed".to_owned())
-        })?
-    };
-    parsed.map_err(|e| e.to_string())
-}
-
-/// The deepest nesting of arrays and objects in a JSON text (strings skipped).
-fn nesting(text: &str) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for byte in text.bytes() {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
-
 /// Reads a JSON file holding an array of records; each element is returned as is.
 pub fn read_array(path: &Path) -> Result<Vec<Value>, String> {
     let text = read_text(path).map_err(|e| format!("cannot read: {e}"))?;
-    match parse_json(&text) {
+    match vakra_pytext::loads::loads(text.as_bytes()) {
         Ok(Value::Array(items)) => Ok(items),
         Ok(_) => Err("expected a JSON array of records".into()),
         Err(e) => Err(format!("not valid JSON: {e}")),

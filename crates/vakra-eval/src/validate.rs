@@ -181,7 +181,7 @@ fn python_json(text: &str) -> Result<Value, String> {
         }
         rest = &rest[token.len()..];
     }
-    crate::records::parse_json(&out)
+    vakra_pytext::loads::loads(out.as_bytes())
 }
 
 /// Python's `str()` of a non-finite number read by [`python_json`]; `None` for other values.

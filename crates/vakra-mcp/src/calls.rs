@@ -132,14 +132,18 @@ fn seconds(limit: Duration) -> String {
 }
 
 /// Runs `work` on a blocking thread, as part of the current call when there is one (its
-/// interrupt current, its session's turn held until `work` returns).
+/// interrupt current, its session's turn held until `work` returns, the digits of its big
+/// integers in force).
 pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, tokio::task::JoinError> {
     let scope = CALL.try_with(CallScope::clone).ok();
-    tokio::task::spawn_blocking(move || match scope {
-        Some(scope) => scope.interrupt.run(work),
-        None => work(),
+    let digits = vakra_pytext::digits::current();
+    tokio::task::spawn_blocking(move || {
+        vakra_pytext::digits::scoped(digits, || match scope {
+            Some(scope) => scope.interrupt.run(work),
+            None => work(),
+        })
     })
     .await
 }

@@ -118,6 +118,26 @@ impl ServerHandler for EnvServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Arguments deeper than rmcp reads, and integers beyond 64 bits, arrive beside the
+        // request (`incoming`): put back, and printed with their digits while the call runs.
+        let request = crate::incoming::with_deep_arguments(request, &context.extensions);
+        match crate::incoming::big_integers(&context.extensions) {
+            Some(found) => {
+                vakra_pytext::digits::WithDigits::new(found.0, self.traced_call(request, context))
+                    .await
+            }
+            None => self.traced_call(request, context).await,
+        }
+    }
+}
+
+impl EnvServer {
+    /// Answers a call, recording it and its answer in the session's trace when there is one.
+    async fn traced_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
         let Some(trace) = &self.trace else {
             return self.answer(request, context).await;
         };

@@ -186,7 +186,7 @@ impl Drop for InFlightGuard {
 /// The Python SDK's answer to a JSON body it cannot use: 400 with a JSON-RPC error, a parse
 /// error (-32700) for text that is not JSON, a validation error (-32602) for JSON that is not a
 /// JSON-RPC message (rmcp answers both with 415).
-fn malformed(json_error: Option<serde_json::Error>) -> Response {
+fn malformed(json_error: Option<String>) -> Response {
     let (code, message) = match json_error {
         Some(e) => (-32700, format!("Parse error: {e}")),
         None => (
@@ -243,14 +243,29 @@ async fn handle(
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim_start().starts_with("application/json"));
-    let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, state.limits.max_body_bytes).await {
+    let (mut parts, body) = request.into_parts();
+    let mut bytes = match axum::body::to_bytes(body, state.limits.max_body_bytes).await {
         Ok(bytes) => bytes,
         Err(e) => return problem(StatusCode::BAD_REQUEST, format!("the request body: {e}")),
     };
+    // A call's arguments nested deeper than rmcp parses travel beside the body.
+    if is_post && says_json {
+        match crate::incoming::shallow_body(&bytes) {
+            Ok(None) => {}
+            Ok(Some((rest, arguments))) => {
+                bytes = rest.into();
+                parts.extensions.insert(arguments);
+            }
+            Err(too_deep) => return malformed(Some(too_deep)),
+        }
+        if let Some(found) = crate::incoming::big_integers_in(&bytes) {
+            parts.extensions.insert(found);
+        }
+    }
     let json_error = is_post
         .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).err())
-        .flatten();
+        .flatten()
+        .map(|e| e.to_string());
     let request = Request::from_parts(parts, Body::from(bytes));
     let response = match service.oneshot(request).await {
         Ok(response) => response.map(Body::new),

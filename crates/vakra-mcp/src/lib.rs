@@ -26,6 +26,7 @@ mod combined;
 mod env;
 mod handler;
 mod http;
+mod incoming;
 mod options;
 mod rest_tools;
 mod session_ids;
@@ -55,10 +56,11 @@ pub async fn serve_stdio(
     // read), so that the process exits without waiting for them.
     let closed = tokio_util::sync::CancellationToken::new();
     let stdin = stdio::UntilEof::new(tokio::io::stdin(), closed.clone());
+    let transport = stdio::LineTransport::new(stdin, tokio::io::stdout(), stdio::MAX_LINE_BYTES);
     let running = server
         .closed_by(closed)
         .traced(spec, options)
-        .serve((stdin, tokio::io::stdout()))
+        .serve(transport)
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;

@@ -1,10 +1,212 @@
-//! The stdio transport's input: stdin, watched for its end.
+//! The stdio transport: one JSON-RPC message per line, read from stdin watched for its end.
+//!
+//! rmcp's own stdio transport drops a line longer than its limit (16 MiB) with a log line and
+//! no answer, and ignores one nested deeper than serde_json reads; the client then waits
+//! forever. [`LineTransport`] reads lines itself: a line over the limit is discarded as it
+//! arrives (never more than the limit is held) and answered with an `Invalid request` error
+//! carrying the request's id when its first or last bytes show it; lines are parsed as deep as
+//! Python's `json` reads ([`crate::incoming`]).
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use tokio::io::{AsyncRead, ReadBuf};
+use futures_util::SinkExt;
+use rmcp::RoleServer;
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, ServerJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::JsonRpcMessageCodec;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader, ReadBuf};
+use tokio_util::codec::FramedWrite;
 use tokio_util::sync::CancellationToken;
+
+use crate::incoming::{self, Incoming};
+
+/// The longest line read, newline included: rmcp's limit for its stdio transport.
+pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+
+/// How many of an over-long line's first and last bytes are kept to find its id.
+const HEAD_BYTES: usize = 4096;
+const TAIL_BYTES: usize = 256;
+
+type Writer<W> =
+    Arc<tokio::sync::Mutex<Option<FramedWrite<W, JsonRpcMessageCodec<ServerJsonRpcMessage>>>>>;
+
+/// The server's side of a stdio session: messages read line by line from `R`, answers written
+/// to `W`.
+pub(crate) struct LineTransport<R, W> {
+    read: BufReader<R>,
+    /// The line read so far (at most `max_line` bytes).
+    line: Vec<u8>,
+    /// The line being discarded, once it outgrew `max_line`.
+    skipped: Option<Skipped>,
+    max_line: usize,
+    write: Writer<W>,
+}
+
+/// What is kept of a line too long to read.
+#[derive(Default)]
+struct Skipped {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    bytes: usize,
+}
+
+impl Skipped {
+    /// Takes in the next bytes of the line (without its line end).
+    fn pass(&mut self, bytes: &[u8]) {
+        self.bytes += bytes.len();
+        let room = HEAD_BYTES.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        let keep = &bytes[bytes.len().saturating_sub(TAIL_BYTES)..];
+        let drop = (self.tail.len() + keep.len()).saturating_sub(TAIL_BYTES);
+        self.tail.drain(..drop);
+        self.tail.extend_from_slice(keep);
+    }
+
+    fn answer(&self, max_line: usize) -> ServerJsonRpcMessage {
+        let message = format!(
+            "Invalid request: the message is {} bytes long, more than this server's limit of \
+             {max_line} bytes for one line over stdio",
+            self.bytes
+        );
+        ServerJsonRpcMessage::error(
+            ErrorData::invalid_request(message, None),
+            incoming::recover_id(&self.head, &self.tail),
+        )
+    }
+}
+
+/// What reading up to the next line end gave.
+enum Line {
+    /// A whole line is in `line` (its line end included).
+    Whole,
+    TooLong(Skipped),
+    End,
+}
+
+impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> LineTransport<R, W> {
+    pub(crate) fn new(read: R, write: W, max_line: usize) -> Self {
+        let write = FramedWrite::new(write, JsonRpcMessageCodec::default());
+        Self {
+            read: BufReader::new(read),
+            line: Vec::new(),
+            skipped: None,
+            max_line,
+            write: Arc::new(tokio::sync::Mutex::new(Some(write))),
+        }
+    }
+
+    /// Reads up to the next line end. Cancel-safe (the service polls `receive` in a `select!`):
+    /// bytes are consumed only after they were taken into `line` or `skipped`.
+    async fn next_line(&mut self) -> Line {
+        loop {
+            let available = match self.read.fill_buf().await {
+                Ok(available) => available,
+                Err(e) => {
+                    tracing::error!("Error reading from stdin: {e}");
+                    return Line::End;
+                }
+            };
+            if available.is_empty() {
+                return Line::End;
+            }
+            let newline = available.iter().position(|&b| b == b'\n');
+            let taken = newline.map_or(available.len(), |at| at + 1);
+            let chunk = &available[..taken];
+            if self.skipped.is_none() && self.line.len() + taken > self.max_line {
+                let mut skipped = Skipped::default();
+                skipped.pass(without_line_end(&self.line));
+                self.line.clear();
+                self.skipped = Some(skipped);
+            }
+            match &mut self.skipped {
+                Some(skipped) => skipped.pass(without_line_end(chunk)),
+                None => self.line.extend_from_slice(chunk),
+            }
+            self.read.consume(taken);
+            if newline.is_some() {
+                return match self.skipped.take() {
+                    Some(skipped) => Line::TooLong(skipped),
+                    None => Line::Whole,
+                };
+            }
+        }
+    }
+
+    /// Sends an answer of the transport's own, beside the service's.
+    fn answer(&mut self, message: ServerJsonRpcMessage) {
+        let sent = self.send(message);
+        tokio::spawn(async move {
+            if let Err(e) = sent.await {
+                tracing::error!("an error answer was not written: {e}");
+            }
+        });
+    }
+}
+
+fn without_line_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let write = Arc::clone(&self.write);
+        async move {
+            match write.lock().await.as_mut() {
+                Some(write) => write.send(item).await.map_err(Into::into),
+                None => Err(std::io::Error::new(
+                    std::io::ErrorKind::NotConnected,
+                    "Transport is closed",
+                )),
+            }
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            match self.next_line().await {
+                Line::Whole => {}
+                Line::TooLong(skipped) => {
+                    tracing::warn!(
+                        bytes = skipped.bytes,
+                        "an incoming line is longer than {} bytes; answered with an error",
+                        self.max_line
+                    );
+                    let answer = skipped.answer(self.max_line);
+                    self.answer(answer);
+                    continue;
+                }
+                Line::End => return None,
+            }
+            let line = std::mem::take(&mut self.line);
+            let read = incoming::read_line(without_line_end(&line));
+            // Keep the buffer (and its capacity) for the next line.
+            self.line = line;
+            self.line.clear();
+            match read {
+                Incoming::Message(message) => return Some(*message),
+                Incoming::Ignored => {}
+                Incoming::Answer(answer) => self.answer(*answer),
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        drop(self.write.lock().await.take());
+        Ok(())
+    }
+}
 
 /// A reader that cancels a token when its input ends (or fails).
 pub(crate) struct UntilEof<R> {
@@ -40,7 +242,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for UntilEof<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncReadExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     #[tokio::test]
     async fn the_token_is_cancelled_at_the_end_only() {
@@ -53,5 +255,75 @@ mod tests {
         assert!(!ended.is_cancelled());
         assert_eq!(reader.read(&mut buf).await.unwrap(), 0);
         assert!(ended.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn over_long_lines_are_answered_and_reading_goes_on() {
+        let long = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"x":"{}"}}}}"#,
+            "a".repeat(500)
+        );
+        let tail_id = format!(
+            r#"{{"method":"ping","params":{{"x":"{}"}},"id":"t"}}"#,
+            "b".repeat(500)
+        );
+        let lengths = [300, tail_id.len(), long.len()];
+        let input = format!(
+            "{long}\n{tail_id}\r\n{}\n{}\n{}\n",
+            "c".repeat(300),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            "not json",
+        );
+        let (mut output, write) = tokio::io::duplex(1 << 16);
+        // A pipe of 7 bytes, so that lines span many reads.
+        let (mut feed, read) = tokio::io::duplex(7);
+        tokio::spawn(async move { feed.write_all(input.as_bytes()).await });
+        let mut transport = LineTransport::new(read, write, 200);
+        let message = transport.receive().await.expect("the short line");
+        assert_eq!(serde_json::to_value(&message).unwrap()["id"], 1);
+        assert!(transport.receive().await.is_none());
+        transport.close().await.unwrap();
+        let mut answers = String::new();
+        output.read_to_string(&mut answers).await.unwrap();
+        let mut answers: Vec<serde_json::Value> = answers
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        answers.sort_by_key(|a| a["error"]["message"].to_string());
+        let summary: Vec<_> = answers
+            .iter()
+            .map(|a| {
+                (
+                    a["id"].clone(),
+                    a["error"]["code"].clone(),
+                    a["error"]["message"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let text = |bytes: usize| {
+            format!(
+                "Invalid request: the message is {bytes} bytes long, more than this server's limit of 200 bytes for one line over stdio"
+            )
+        };
+        assert_eq!(
+            summary,
+            vec![
+                (
+                    serde_json::Value::Null,
+                    serde_json::json!(-32600),
+                    text(lengths[0])
+                ),
+                (
+                    serde_json::json!("t"),
+                    serde_json::json!(-32600),
+                    text(lengths[1])
+                ),
+                (
+                    serde_json::json!(9),
+                    serde_json::json!(-32600),
+                    text(lengths[2])
+                ),
+            ]
+        );
     }
 }

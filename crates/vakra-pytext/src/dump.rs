@@ -137,7 +137,10 @@ impl Encoder<'_> {
 
     fn number(&mut self, n: &Number) -> Result<(), DumpError> {
         match n.as_f64() {
-            Some(x) if n.is_f64() => self.out.push_str(&float_to_json(x, self.opts.allow_nan)?),
+            Some(x) if n.is_f64() => match crate::digits::digits_of(x) {
+                Some(digits) => self.out.push_str(&digits),
+                None => self.out.push_str(&float_to_json(x, self.opts.allow_nan)?),
+            },
             _ => self.out.push_str(&n.to_string()),
         }
         Ok(())

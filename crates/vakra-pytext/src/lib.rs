@@ -10,9 +10,13 @@
 //! classes behind them (`str.isprintable`, `str.isspace`), and the text of
 //! pydantic's `ValidationError` ([`pydantic`]). Every other crate writes
 //! Python text through these functions.
+//! [`loads`] reads JSON text as deep as Python's `json` reads it; [`digits`] prints integers
+//! beyond 64 bits with the digits they arrived with.
 
+pub mod digits;
 mod dump;
 mod float;
+pub mod loads;
 pub mod pydantic;
 mod repr;
 mod unicode;

@@ -145,7 +145,12 @@ pub fn python_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "NoneType",
         Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
+        // An integer beyond 64 bits that arrived as digits is still Python's int.
+        Value::Number(n)
+            if n.is_f64() && n.as_f64().and_then(crate::digits::digits_of).is_none() =>
+        {
+            "float"
+        }
         Value::Number(_) => "int",
         Value::String(_) => "str",
         Value::Array(_) => "list",

@@ -57,7 +57,10 @@ fn push_repr(out: &mut String, value: &Value) {
 
 fn push_number(out: &mut String, n: &Number) {
     match n.as_f64() {
-        Some(x) if n.is_f64() => out.push_str(&float_repr(x)),
+        Some(x) if n.is_f64() => match crate::digits::digits_of(x) {
+            Some(digits) => out.push_str(&digits),
+            None => out.push_str(&float_repr(x)),
+        },
         _ => out.push_str(&n.to_string()),
     }
 }
