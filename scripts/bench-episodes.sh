@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 clients=${1:-64}
 seconds=${2:-20}
-cargo build --release -p vakra-cli -p vakra-episodes --example episode_load
+cargo build --release -p vakra-cli
+cargo build --release -p vakra-episodes --example episode_load
 log=$(mktemp)
 target/release/vakra serve --root . --episodes demo/tasks --listen 127.0.0.1:0 >"$log" 2>/dev/null &
 server=$!

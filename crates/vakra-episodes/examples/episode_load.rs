@@ -4,7 +4,10 @@
 //! resets, calls and answers (docs/benchmarks.md; `scripts/bench-episodes.sh` runs it).
 //!
 //!     cargo run --release -p vakra-episodes --example episode_load -- \
-//!         ws://127.0.0.1:8000/openenv/ws demo/tasks 64 20
+//!         ws://127.0.0.1:8000/openenv/ws demo/tasks 64 20 [REPEAT]
+//!
+//! With REPEAT, every call of an episode is made REPEAT times (longer episodes: the cost of a
+//! step apart from the cost of a reset and a reward).
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -33,8 +36,10 @@ struct Timings {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [url, split, clients, seconds] = args.as_slice() else {
-        anyhow::bail!("usage: episode_load WS_URL SPLIT CLIENTS SECONDS");
+    let (url, split, clients, seconds, repeat) = match args.as_slice() {
+        [url, split, clients, seconds] => (url, split, clients, seconds, 1),
+        [url, split, clients, seconds, repeat] => (url, split, clients, seconds, repeat.parse()?),
+        _ => anyhow::bail!("usage: episode_load WS_URL SPLIT CLIENTS SECONDS [REPEAT]"),
     };
     let scripts = Arc::new(scripts(Path::new(split))?);
     let clients: usize = clients.parse()?;
@@ -51,7 +56,7 @@ async fn main() -> anyhow::Result<()> {
             while started.elapsed() < duration {
                 let script = &scripts[round % scripts.len()];
                 round += 1;
-                play(&mut socket, script, &mut mine).await?;
+                play(&mut socket, script, repeat, &mut mine).await?;
             }
             let mut all = timings.lock().unwrap();
             all.reset.extend(mine.reset);
@@ -93,7 +98,12 @@ async fn main() -> anyhow::Result<()> {
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn play(socket: &mut Socket, script: &Script, timings: &mut Timings) -> anyhow::Result<()> {
+async fn play(
+    socket: &mut Socket,
+    script: &Script,
+    repeat: usize,
+    timings: &mut Timings,
+) -> anyhow::Result<()> {
     let (reset, took) = exchange(
         socket,
         json!({"type": "reset", "data": {"uuid": script.uuid}}),
@@ -111,8 +121,12 @@ async fn play(socket: &mut Socket, script: &Script, timings: &mut Timings) -> an
         let live = translator.translate(&call.name, &arguments);
         let action =
             json!({"type": "call_tool", "tool_name": live.name, "arguments": live.arguments});
-        let (answer, took) = exchange(socket, json!({"type": "step", "data": action})).await?;
-        timings.call.push(took);
+        let mut answer = Value::Null;
+        for _ in 0..repeat.max(1) {
+            let took;
+            (answer, took) = exchange(socket, json!({"type": "step", "data": &action})).await?;
+            timings.call.push(took);
+        }
         let text = answer["data"]["observation"]["result"]["content"][0]["text"]
             .as_str()
             .unwrap_or_default();
