@@ -1,11 +1,13 @@
 //! Recall@10 on the demo questions: each needs an API hop and a document hop, and the document
 //! hop must find the gold chunk among the first ten results of the question's own domain.
 
-mod common;
+pub mod common;
 
-use common::{TempRoot, args, demo_questions, result_ids};
+use common::{RetrievalRoot, demo_questions, result_ids};
 use serde_json::json;
 use vakra_retrieval::{Retrievers, build_indexes};
+use vakra_test_kit::root::TempRoot;
+use vakra_test_kit::text::args;
 
 fn recall_at_10(retrievers: &Retrievers) -> (usize, usize, Vec<String>) {
     let questions = demo_questions();
@@ -52,7 +54,8 @@ mod dense {
         BuildOptions, RetrieverOptions, Retrievers, SearchMode, build_indexes_with,
     };
 
-    use super::common::TempRoot;
+    use super::TempRoot;
+    use super::common::RetrievalRoot;
     use super::minilm::model_dir;
     use super::recall_at_10;
 
