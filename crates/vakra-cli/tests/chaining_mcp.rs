@@ -3,11 +3,10 @@
 
 use std::process::Stdio;
 
-use crate::common::Server;
+use crate::common::official_client_check;
 use serde_json::json;
 use vakra_test_kit::mcp::{McpClient as Client, call_tool, stdio_client};
 use vakra_test_kit::paths::repo_root;
-use vakra_test_kit::python::run_check;
 
 async fn client(domain: &str, extra: &[&str]) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
@@ -299,18 +298,7 @@ async fn the_quirk_switch_lists_startup_getters() {
 
 #[test]
 fn official_python_client() {
-    let root = repo_root();
-    let server = Server::start(&["--root", root.to_str().unwrap()]);
-    let vakra = env!("CARGO_BIN_EXE_vakra");
-    let args = [
-        "--vakra",
-        vakra,
-        "--root",
-        root.to_str().unwrap(),
-        "--base",
-        &server.base,
-    ];
-    run_check("cap1_client_check.py", args, " passed, 0 failed");
+    official_client_check("cap1_client_check.py", "--base");
 }
 
 /// `vakra mcp --capability 1` with `args`; its exit failed and stderr is returned.

@@ -7,7 +7,9 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::common::{Server, demo_root, http_client, python_tool_checksum, vakra};
+use crate::common::{
+    Server, assert_three_checksums_match, demo_root, http_client, python_tool_checksum, vakra,
+};
 use rmcp::ServiceExt;
 use rmcp::model::Tool;
 use rmcp::service::{RoleClient, RunningService};
@@ -558,20 +560,7 @@ async fn checksums_of_capability_4_sessions() {
         let digest = python_tool_checksum(&listing);
         expected.insert(domain.to_owned(), Value::String(digest));
     }
-    let file = dir.path().join("tool_checksums.json");
-    std::fs::write(&file, json!({"4": expected}).to_string()).unwrap();
-    let output = vakra()
-        .args(["tools", "checksums"])
-        .arg(&file)
-        .arg("--root")
-        .arg(root.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains("checksums: 3 matched, 0 mismatched, 0 not available"),
-        "{stdout}"
-    );
+    assert_three_checksums_match(&json!({"4": expected}), root.path());
 }
 
 /// With `VAKRA_REF` (a reference checkout, as `make conformance` uses): a data root imported

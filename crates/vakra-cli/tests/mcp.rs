@@ -3,7 +3,10 @@
 
 use std::process::Stdio;
 
-use crate::common::{Server, python_tool_checksum, stdio_client, vakra};
+use crate::common::{
+    Server, assert_three_checksums_match, official_client_check, python_tool_checksum,
+    stdio_client, vakra,
+};
 use rmcp::ServiceExt;
 use rmcp::model::Tool;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -11,7 +14,6 @@ use serde_json::{Map, Value, json};
 use vakra_test_kit::http::get;
 use vakra_test_kit::mcp::{McpClient as Client, call_tool};
 use vakra_test_kit::paths::repo_root;
-use vakra_test_kit::python::run_check;
 
 /// What the reference's wrapper lists for a domain: one tool per catalog path with the prefix.
 fn catalog_tools(prefix: &str) -> Vec<(String, String, Value)> {
@@ -321,34 +323,10 @@ fn checksums_agree_with_the_reference_algorithm_in_python() {
             .unwrap()
             .insert(domain.to_owned(), Value::String(digest));
     }
-    let file = dir.path().join("tool_checksums.json");
-    std::fs::write(&file, serde_json::to_string(&expected).unwrap()).unwrap();
-    let output = vakra()
-        .args(["tools", "checksums"])
-        .arg(&file)
-        .arg("--root")
-        .arg(&root)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains("checksums: 3 matched, 0 mismatched, 0 not available"),
-        "{stdout}"
-    );
+    assert_three_checksums_match(&Value::Object(expected), &root);
 }
 
 #[test]
 fn official_python_client() {
-    let root = repo_root();
-    let server = Server::start(&["--root", root.to_str().unwrap()]);
-    let vakra = env!("CARGO_BIN_EXE_vakra");
-    let args = [
-        "--vakra",
-        vakra,
-        "--root",
-        root.to_str().unwrap(),
-        "--rest",
-        &server.base,
-    ];
-    run_check("mcp_client_check.py", args, " passed, 0 failed");
+    official_client_check("mcp_client_check.py", "--rest");
 }

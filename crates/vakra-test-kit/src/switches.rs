@@ -1,11 +1,16 @@
 //! The `VAKRA_REQUIRE_*` switches and `VAKRA_REF`: whether a test whose input is missing is
 //! skipped or failed.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 
 /// Whether the switch `name` is on: set to anything but an empty string or `0`.
 pub fn required(name: &str) -> bool {
-    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+    is_on(std::env::var_os(name).as_deref())
+}
+
+fn is_on(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// A test's input is missing (`why`): fails the test when the switch `name` is on, else says
@@ -29,6 +34,21 @@ pub fn reference_checkout(what: &str) -> Option<PathBuf> {
                 &format!("VAKRA_REF does not name a reference checkout ({what})"),
             );
             None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_switch_is_on_unless_unset_empty_or_zero() {
+        for (value, on) in [(None, false), (Some(""), false), (Some("0"), false)] {
+            assert_eq!(is_on(value.map(OsStr::new)), on, "{value:?}");
+        }
+        for value in ["1", "yes", "00", "true"] {
+            assert!(is_on(Some(OsStr::new(value))), "{value}");
         }
     }
 }

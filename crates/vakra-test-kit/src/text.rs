@@ -58,3 +58,28 @@ pub fn assert_text(context: &str, expected: &str, actual: &str) {
         panic!("{context}: texts differ\n{}", diff(expected, actual));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diff_shows_the_first_differing_lines_of_pretty_json() {
+        let out = diff(r#"{"a": 1, "b": [2, 3]}"#, r#"{"a": 1, "b": [2, 4]}"#);
+        assert!(out.starts_with("first difference at line 5:\n"), "{out}");
+        assert!(out.contains("-     3\n") && out.contains("+     4\n"), "{out}");
+    }
+
+    #[test]
+    fn a_longer_text_differs_where_the_shorter_ends() {
+        let out = diff("x\ny", "x\ny\nz");
+        assert!(out.starts_with("first difference at line 3:\n"), "{out}");
+        assert!(out.contains("+ z\n") && !out.contains("- "), "{out}");
+    }
+
+    #[test]
+    #[should_panic(expected = "ctx: texts differ")]
+    fn unequal_texts_fail_with_their_diff() {
+        assert_text("ctx", "a", "b");
+    }
+}

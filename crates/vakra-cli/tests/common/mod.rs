@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use vakra_test_kit::mcp::McpClient;
 use vakra_test_kit::paths::repo_root;
 use vakra_test_kit::process::output_ok;
+use vakra_test_kit::python::run_check;
 use vakra_test_kit::root::TempRoot;
 use vakra_test_kit::switches::skip_or_fail;
 
@@ -347,4 +348,35 @@ pub fn python_tool_checksum(listing: &Path) -> String {
         String::from_utf8_lossy(&python.stderr)
     );
     String::from_utf8(python.stdout).unwrap().trim().to_owned()
+}
+
+/// Asserts that `vakra tools checksums` on `root` finds all three entries of `expected` (a
+/// checksums file's JSON) matched.
+pub fn assert_three_checksums_match(expected: &serde_json::Value, root: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tool_checksums.json");
+    std::fs::write(&file, expected.to_string()).unwrap();
+    let output = vakra()
+        .args(["tools", "checksums"])
+        .arg(&file)
+        .arg("--root")
+        .arg(root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("checksums: 3 matched, 0 mismatched, 0 not available"),
+        "{stdout}"
+    );
+}
+
+/// Runs the official Python client's check `script` (tests/python) against `vakra mcp` and a
+/// `vakra serve` of the demo root, whose base URL it is given after `base_flag`.
+pub fn official_client_check(script: &str, base_flag: &str) {
+    let root = repo_root();
+    let root = root.to_str().unwrap();
+    let server = Server::start(&["--root", root]);
+    let vakra = env!("CARGO_BIN_EXE_vakra");
+    let args = ["--vakra", vakra, "--root", root, base_flag, &server.base];
+    run_check(script, args, " passed, 0 failed");
 }
