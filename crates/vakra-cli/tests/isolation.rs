@@ -6,10 +6,9 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use crate::common::{Server, demo_root, http_session, slow_root};
+use crate::common::{Server, demo_root, http_session, slow_root, try_call};
 use serde_json::json;
 use vakra_test_kit::http::{raw_get, raw_post};
-use vakra_test_kit::mcp::try_call;
 
 const MARKER: &str = "TOPSECRET-7f3a";
 

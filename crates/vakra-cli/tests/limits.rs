@@ -3,10 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Server, demo_root, http_session, slow_root};
+use crate::common::{Server, demo_root, http_session, slow_root, try_call};
 use serde_json::json;
 use vakra_test_kit::http::{raw_http, raw_post};
-use vakra_test_kit::mcp::try_call;
 
 fn serve(root: &tempfile::TempDir, extra: &[&str]) -> Server {
     let mut args = vec!["--root", root.path().to_str().unwrap()];

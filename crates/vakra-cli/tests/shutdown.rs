@@ -4,9 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Server, http_session, slow_root};
+use crate::common::{Server, http_session, slow_root, try_call};
 use serde_json::json;
-use vakra_test_kit::mcp::try_call;
 
 /// `n` for `count_to` that keeps SQLite busy for roughly `target` on this machine.
 async fn calibrated_count(base: &str, target: Duration) -> u64 {

@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{Server, demo_root, http_session};
+use crate::common::{Server, demo_root, http_session, try_call};
 use serde_json::{Value, json};
 use vakra_test_kit::http::get;
-use vakra_test_kit::mcp::{McpClient, try_call};
+use vakra_test_kit::mcp::McpClient;
 
 /// The per-call time limit of the server under test.
 const LIMIT_SECS: u64 = 4;

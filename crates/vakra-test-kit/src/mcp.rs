@@ -1,9 +1,11 @@
 //! MCP client sessions (rmcp) and tool calls.
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::text::args;
 
 /// An MCP client session.
 pub type McpClient = RunningService<RoleClient, ()>;
@@ -20,26 +22,12 @@ pub async fn http_client(url: &str) -> McpClient {
     ().serve(transport).await.expect("the MCP handshake")
 }
 
-fn object(arguments: Value) -> Map<String, Value> {
-    match arguments {
-        Value::Object(map) => map,
-        other => panic!("arguments must be an object, got {other}"),
-    }
-}
-
-async fn result(
-    client: &McpClient,
-    tool: &str,
-    arguments: Value,
-) -> Result<CallToolResult, rmcp::ServiceError> {
-    let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(object(arguments));
-    client.call_tool(request).await
-}
-
 /// Calls `tool`: the text of its result's one content block and its `isError` flag. A
 /// protocol-level error or any other content fails the test.
 pub async fn call_tool(client: &McpClient, tool: &str, arguments: Value) -> (String, bool) {
-    let result = result(client, tool, arguments)
+    let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(args(arguments));
+    let result = client
+        .call_tool(request)
         .await
         .unwrap_or_else(|e| panic!("{tool}: the call failed at the protocol level: {e}"));
     assert_eq!(result.content.len(), 1, "{tool}: one text block");
@@ -49,21 +37,4 @@ pub async fn call_tool(client: &McpClient, tool: &str, arguments: Value) -> (Str
         .text
         .clone();
     (text, result.is_error.unwrap_or(false))
-}
-
-/// Calls `tool`: the text of its result (its text blocks joined; empty for none) and its
-/// `isError` flag, or the protocol-level error.
-pub async fn try_call(
-    client: &McpClient,
-    tool: &str,
-    arguments: Value,
-) -> Result<(String, bool), rmcp::ServiceError> {
-    let result = result(client, tool, arguments).await?;
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .map(|t| t.text.as_str())
-        .collect();
-    Ok((text, result.is_error.unwrap_or(false)))
 }

@@ -67,7 +67,10 @@ mod tests {
     fn a_diff_shows_the_first_differing_lines_of_pretty_json() {
         let out = diff(r#"{"a": 1, "b": [2, 3]}"#, r#"{"a": 1, "b": [2, 4]}"#);
         assert!(out.starts_with("first difference at line 5:\n"), "{out}");
-        assert!(out.contains("-     3\n") && out.contains("+     4\n"), "{out}");
+        assert!(
+            out.contains("-     3\n") && out.contains("+     4\n"),
+            "{out}"
+        );
     }
 
     #[test]

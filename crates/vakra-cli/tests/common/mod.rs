@@ -267,6 +267,16 @@ pub async fn http_session(server: &Server, capability: &str, domain: &str) -> Mc
     http_client(&server.base, capability, domain).await
 }
 
+/// Calls `tool`: the text of the result and its `isError` flag, or the protocol error (as the
+/// load tool's workload calls it).
+pub async fn try_call(
+    client: &McpClient,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> Result<(String, bool), rmcp::ServiceError> {
+    vakra_bench::mix::call(client, tool, vakra_test_kit::text::args(arguments)).await
+}
+
 /// The demo benchmark split (`demo/tasks`), the evaluator's ground truth in the tests.
 pub fn demo_split() -> PathBuf {
     repo_root().join("demo/tasks")
