@@ -713,10 +713,6 @@ fn dense_options_need_the_dense_feature() {
     }
 }
 
-#[cfg(feature = "dense")]
-#[path = "../../vakra-retrieval/tests/support/minilm.rs"]
-mod minilm;
-
 /// With the `dense` feature: `vakra index --embedding-model` on a copy of the demo root, then
 /// hybrid and dense sessions over stdio that find every demo question's gold chunk in their
 /// top ten, with the reference's result shape; and clear start-up errors for a missing or
@@ -728,12 +724,12 @@ mod dense {
 
     use serde_json::json;
 
-    use super::common::index;
-    use super::minilm::model_dir;
     use super::{
         ask_demo_questions, call_tool, check_results, demo_root, mcp_in_mode, model_commands,
         repo_root, run_vakra, stdio_client_with,
     };
+    use crate::common::index;
+    use vakra_test_kit::model::minilm_dir;
 
     /// The session arguments of `mode` with `model`.
     fn mode_args<'a>(mode: &'a str, model: &'a Path) -> [&'a OsStr; 4] {
@@ -750,7 +746,7 @@ mod dense {
     /// the other domains keep answering.
     #[tokio::test]
     async fn a_truncated_vectors_file_is_a_damaged_index() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = demo_root(false);
         index(
             root.path(),
@@ -788,7 +784,7 @@ mod dense {
     /// ModernBERT fixture), with the documented text naming both models.
     #[tokio::test]
     async fn an_index_of_another_model_is_refused() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = demo_root(false);
         index(
             root.path(),
@@ -828,7 +824,7 @@ mod dense {
 
     #[tokio::test]
     async fn hybrid_and_dense_sessions_find_the_gold_documents() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = demo_root(false);
         let summary = index(
             root.path(),
@@ -845,7 +841,7 @@ mod dense {
 
     #[test]
     fn missing_and_corrupt_models_are_refused_at_start() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = demo_root(false);
         let root_arg = root.path().as_os_str();
         let scratch = tempfile::tempdir().unwrap();

@@ -45,10 +45,6 @@ fn bm25_finds_the_gold_document_of_every_demo_question() {
 }
 
 #[cfg(feature = "dense")]
-#[path = "support/minilm.rs"]
-mod minilm;
-
-#[cfg(feature = "dense")]
 mod dense {
     use vakra_retrieval::{
         BuildOptions, RetrieverOptions, Retrievers, SearchMode, build_indexes_with,
@@ -56,12 +52,12 @@ mod dense {
 
     use super::TempRoot;
     use super::common::RetrievalRoot;
-    use super::minilm::model_dir;
     use super::recall_at_10;
+    use vakra_test_kit::model::minilm_dir;
 
     #[test]
     fn dense_and_hybrid_find_the_gold_documents() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = TempRoot::new().with_demo_data();
         let report = build_indexes_with(
             &root.data_root(),
@@ -108,7 +104,7 @@ mod dense {
 
     #[test]
     fn dense_search_refuses_an_index_without_embeddings() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = TempRoot::new().with_demo_data();
         vakra_retrieval::build_indexes(&root.data_root(), false).expect("build");
         let retrievers = Retrievers::open_with(

@@ -18,11 +18,14 @@
 //! - **HTTP and loopback** ([`http`], [`net`]): client requests, raw HTTP/1.1 exchanges, free
 //!   loopback ports and in-process servers on them.
 //! - **Data roots** ([`root`]): temporary data roots, empty or with the demo's data.
+//! - **The test model** ([`model`]): the MiniLM folder of the `dense` tests (required under
+//!   `VAKRA_REQUIRE_MODEL`).
 //! - **Texts** ([`text`]): JSON files and arguments, and text comparisons that show a diff.
 //! - **Processes** ([`process`]): commands that must succeed.
 
 pub mod http;
 pub mod mcp;
+pub mod model;
 pub mod net;
 pub mod paths;
 pub mod process;
