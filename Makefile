@@ -48,11 +48,14 @@ test: python-client openenv-client browser nginx kubernetes-tools inspector
 # whole workspace is selected so that dependencies keep the features of `cargo test --workspace`
 # and only candle and the crates above vakra-retrieval are built again. The retrieval tests that
 # also run without the feature (errors, indexing, http) run here with it too; --lib includes the
-# ModernBERT check against its committed fixture.
+# ModernBERT check against its committed fixture. The command-line tests are one binary
+# (`integration`): of it, the module `combined_mcp::` runs here.
 test-dense:
 	model="$$(bash crates/vakra-retrieval/scripts/fetch-minilm.sh)" && \
-	VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 $(CARGO) test --workspace --features vakra-cli/dense \
-		--lib --test recall --test combined_mcp --test errors --test indexing --test http
+	export VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 && \
+	$(CARGO) test --workspace --features vakra-cli/dense \
+		--lib --test recall --test errors --test indexing --test http && \
+	$(CARGO) test --workspace --features vakra-cli/dense --test integration combined_mcp::
 
 fmt:
 	$(CARGO) fmt --all

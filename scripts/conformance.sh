@@ -15,13 +15,16 @@ cd "$(dirname "$0")/.."
 : "${VAKRA_REF:?set VAKRA_REF to a checkout of IBM/vakra}"
 shared=${SHARED:-../shared}
 venv=${CONFORMANCE_VENV:-.venv-conformance}
+# The tests read shared/ where VAKRA_SHARED says (an absolute path: they run in their crate).
+VAKRA_SHARED=$(cd "$shared" && pwd)
+export VAKRA_SHARED
 if [[ ! -x $venv/bin/python ]]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet -r "$shared/conformance/tools/requirements.txt"
 fi
 # Capability 4's tool checksums against $shared/reference/tool_checksums.json (39 match, 2
 # documented mismatches); VAKRA_REQUIRE_REF=1 fails the test instead of skipping it.
-VAKRA_REQUIRE_REF=1 cargo test -p vakra-cli --test combined_mcp reference_checksums_of_capability_4
+VAKRA_REQUIRE_REF=1 cargo test -p vakra-cli --test integration combined_mcp::reference_checksums_of_capability_4
 VAKRA_BIN=target/release/vakra PYTHON=$venv/bin/python bash "$shared/conformance/run.sh"
 
 # --- BPO (capability 3, domain bpo) -------------------------------------------------------------
@@ -42,9 +45,9 @@ VAKRA_REQUIRE_REF=1 VAKRA_BPO_GOLDENS=$goldens/bpo_goldens.json \
 
 # The evaluator: whole-pipeline exact-match verdicts on the published sample traces equal the
 # reference evaluator's recorded ones (crates/vakra-cli/tests/eval_agreement.rs).
-VAKRA_REQUIRE_REF=1 cargo test --release -p vakra-cli --test eval_agreement
+VAKRA_REQUIRE_REF=1 cargo test --release -p vakra-cli --test integration eval_agreement::
 
 # The runner: the reference's validate_output.py accepts what `vakra run` writes
 # (crates/vakra-cli/tests/run.rs; its Python needs only pydantic, which the conformance venv has).
-VAKRA_REQUIRE_REF=1 VAKRA_PYTHON=$venv/bin/python cargo test --release -p vakra-cli --test run \
-  the_oracle_model_scores_100_on_every_capability_and_the_output_validates
+VAKRA_REQUIRE_REF=1 VAKRA_PYTHON=$venv/bin/python cargo test --release -p vakra-cli --test integration \
+  run::the_oracle_model_scores_100_on_every_capability_and_the_output_validates

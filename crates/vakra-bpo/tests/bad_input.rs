@@ -1,10 +1,11 @@
 //! Bad calls get the reference's answers: FastMCP's unknown-tool text, pydantic's validation
 //! errors (exact texts), the tools' own not-found payloads, and never a panic.
 
-mod common;
+pub mod common;
 
-use common::{args, ok_text, session};
+use common::{ok_text, session};
 use serde_json::{Map, Value, json};
+use vakra_test_kit::text::args;
 
 const DOCS: &str = "    For further information visit https://errors.pydantic.dev/2.14/v/";
 

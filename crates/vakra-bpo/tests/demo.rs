@@ -1,13 +1,14 @@
 //! The demo data set (`bpo/` at the repository root, from `scripts/build_demo_bpo.py`) loads
 //! from its JSON-lines file and every tool answers on it.
 
-mod common;
+pub mod common;
 
 use std::sync::Arc;
 
-use common::{args, demo_dir, ok_text};
+use common::{demo_dir, ok_text};
 use serde_json::{Value, json};
 use vakra_bpo::{BpoData, BpoSession};
+use vakra_test_kit::text::args;
 
 fn demo() -> BpoSession {
     BpoSession::new(Arc::new(

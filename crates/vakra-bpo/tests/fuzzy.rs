@@ -1,11 +1,12 @@
 //! Suggestions for unknown requisitions: rapidfuzz's `process.extract(..., scorer=WRatio,
 //! limit=4)` over the requisition ids in order of first appearance.
 
-mod common;
+pub mod common;
 
-use common::{args, ok_text, session};
+use common::{ok_text, session};
 use serde_json::{Value, json};
 use vakra_bpo::fuzzy::{Choices, wratio};
+use vakra_test_kit::text::args;
 
 /// The vectors of the spec (§5.2), on the reference's data.
 #[test]

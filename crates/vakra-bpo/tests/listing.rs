@@ -3,7 +3,7 @@
 //! when `VAKRA_REF` names a checkout, the demo's otherwise; with `VAKRA_REQUIRE_REF` set, a
 //! missing `VAKRA_REF` fails these tests instead).
 
-mod common;
+pub mod common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

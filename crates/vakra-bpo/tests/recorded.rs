@@ -3,10 +3,11 @@
 //! session is `crates/vakra-cli/tests/bpo_mcp.rs`). How the recordings are read:
 //! [`common::recorded`].
 
-mod common;
+pub mod common;
 
 use common::recorded::{RECORDED_RESULTS, recorded_sessions};
-use common::{assert_text, reference_dir, session};
+use common::{reference_dir, session};
+use vakra_test_kit::text::assert_text;
 
 #[test]
 fn all_43_recorded_results_reproduce() {

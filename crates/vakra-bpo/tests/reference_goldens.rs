@@ -6,23 +6,24 @@
 //! committed. Without it the comparison is skipped, unless `VAKRA_REQUIRE_REF` is set (as
 //! `scripts/conformance.sh` does), which fails it.
 
-mod common;
+pub mod common;
 
 use std::fs;
 
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{
-    args, descriptions, diff, reference_data, reference_descriptions, skip_without_reference,
-};
+use common::{descriptions, reference_data, reference_descriptions};
 use serde_json::Value;
 use vakra_bpo::{BpoData, BpoSession, tool_meta};
+use vakra_test_kit::switches::skip_or_fail;
+use vakra_test_kit::text::{args, diff};
 
 #[test]
 fn answers_match_the_recorded_reference() {
     let Ok(path) = std::env::var("VAKRA_BPO_GOLDENS") else {
-        skip_without_reference(
+        skip_or_fail(
+            "VAKRA_REQUIRE_REF",
             "VAKRA_BPO_GOLDENS does not name a recording (tests/reference/record_goldens.py)",
         );
         return;

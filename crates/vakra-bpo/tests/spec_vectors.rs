@@ -1,10 +1,11 @@
 //! The test vectors of the BPO spec (§5.3) and the reference's state per session (§5.6), on the
 //! reference's data.
 
-mod common;
+pub mod common;
 
-use common::{args, ok_text, session};
+use common::{ok_text, session};
 use serde_json::{Value, json};
+use vakra_test_kit::text::args;
 
 fn call(tool: &str, arguments: Value) -> Value {
     let out = session().call(tool, args(arguments));

@@ -4,22 +4,23 @@
 //! the reference's six task files must come back byte for byte, each file replayed in a fresh
 //! session; the listing, per-session state and bad input are checked on the same sessions.
 
-mod common;
-#[allow(dead_code)]
 #[path = "../../vakra-bpo/tests/common/recorded.rs"]
 mod recorded;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use common::{McpClient as Client, Server, repo_root};
+use crate::common;
+use crate::common::Server;
 use recorded::{RECORDED_RESULTS, Recorded, recorded_sessions};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Map, Value, json};
+use vakra_test_kit::mcp::McpClient as Client;
+use vakra_test_kit::paths::{repo_root, shared_path};
 
-/// The reference's BPO data folder beside the repository.
+/// The reference's BPO data folder in `shared/`.
 fn reference_dir() -> PathBuf {
-    repo_root().join("../shared/reference/environment/bpo/data")
+    shared_path("reference/environment/bpo/data")
 }
 
 /// A data root whose `bpo/` holds the reference's data files (copied) and the demo's
@@ -545,7 +546,7 @@ async fn an_imported_root_serves_the_checkouts_descriptions() {
         .unwrap();
     }
     let root = tempfile::tempdir().unwrap();
-    common::output_ok(
+    vakra_test_kit::process::output_ok(
         common::vakra()
             .args(["import", "--vakra-repo"])
             .arg(checkout.path())

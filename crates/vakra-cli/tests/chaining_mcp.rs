@@ -1,18 +1,12 @@
 //! Capability 1 on the demo data root: answers checked against SQLite itself, bad input, the
 //! session memory cap, the quirk switch, and the official Python client over stdio and HTTP.
 
-mod common;
-
 use std::process::Stdio;
 
-use common::{Server, repo_root};
-use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
-use serde_json::{Value, json};
-
-type Client = RunningService<RoleClient, ()>;
+use crate::common::official_client_check;
+use serde_json::json;
+use vakra_test_kit::mcp::{McpClient as Client, call_tool, stdio_client};
+use vakra_test_kit::paths::repo_root;
 
 async fn client(domain: &str, extra: &[&str]) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
@@ -22,24 +16,7 @@ async fn client(domain: &str, extra: &[&str]) -> Client {
         .args(extra)
         .env_remove("MCP_SERVER_TYPE")
         .stderr(Stdio::null());
-    ().serve(TokioChildProcess::new(command).unwrap())
-        .await
-        .unwrap()
-}
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> (String, bool) {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
-        .await
-        .unwrap();
-    let text = result.content[0]
-        .as_text()
-        .map(|t| t.text.clone())
-        .unwrap_or_default();
-    (text, result.is_error.unwrap_or(false))
+    stdio_client(command).await
 }
 
 fn handle(peek: &str) -> String {
@@ -75,10 +52,10 @@ async fn demo_answers_match_sqlite() {
             "get_data"
         ]
     );
-    let (peek, _) = call(&c, "get_data", json!({})).await;
+    let (peek, _) = call_tool(&c, "get_data", json!({})).await;
     let all = handle(&peek);
     assert_eq!(all, "retrieved_book_1");
-    let (peek, _) = call(
+    let (peek, _) = call_tool(
         &c,
         "filter_data",
         json!({"data_label": all, "key_name": "genre", "value": "Fantasy", "condition": "equal_to"}),
@@ -95,14 +72,14 @@ async fn demo_answers_match_sqlite() {
         )
         .unwrap();
     assert!(count > 0);
-    let (text, _) = call(
+    let (text, _) = call_tool(
         &c,
         "aggregate_data",
         json!({"data_label": fantasy, "key_name": "book_id", "aggregation_operation": "count"}),
     )
     .await;
     assert_eq!(text, count.to_string());
-    let (text, _) = call(
+    let (text, _) = call_tool(
         &c,
         "aggregate_data",
         json!({"data_label": fantasy, "key_name": "price", "aggregation_operation": "mean"}),
@@ -113,7 +90,7 @@ async fn demo_answers_match_sqlite() {
         "{text} vs {avg}"
     );
     // the joined universe: columns prefixed by table, counters reset by the switch
-    let (peek, _) = call(
+    let (peek, _) = call_tool(
         &c,
         "get_data",
         json!({"tool_universe_id": "11b7a0c0ffee-000000000002"}),
@@ -138,11 +115,11 @@ async fn demo_answers_match_sqlite() {
 #[tokio::test]
 async fn bad_input_gets_the_reference_texts() {
     let c = client("library", &[]).await;
-    let (peek, _) = call(&c, "get_data", json!({})).await;
+    let (peek, _) = call_tool(&c, "get_data", json!({})).await;
     let all = handle(&peek);
-    let (text, is_error) = call(&c, "get_data", json!({"tool_universe_id": "nope"})).await;
+    let (text, is_error) = call_tool(&c, "get_data", json!({"tool_universe_id": "nope"})).await;
     assert!(!is_error && text.starts_with("{\"error\": \"Error: Unknown universe ID 'nope'. Available IDs (first 10): ['11b7a0c0ffee-000000000001'"), "{text}");
-    let (text, is_error) = call(
+    let (text, is_error) = call_tool(
         &c,
         "filter_data",
         json!({"data_label": "gone_1", "key_name": "genre", "value": "x", "condition": "equal_to"}),
@@ -153,7 +130,7 @@ async fn bad_input_gets_the_reference_texts() {
         text,
         "Input validation error: 1 validation error for FilterDataInput\ndata\n  Input should be a valid dictionary [type=dict_type, input_value='gone_1', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.14/v/dict_type"
     );
-    let (text, is_error) = call(
+    let (text, is_error) = call_tool(
         &c,
         "filter_data",
         json!({"data_label": all, "key_name": "genre", "value": true, "condition": "equal_to"}),
@@ -164,14 +141,14 @@ async fn bad_input_gets_the_reference_texts() {
         text,
         "Input validation error: True is not valid under any of the given schemas"
     );
-    let (text, _) = call(
+    let (text, _) = call_tool(
         &c,
         "filter_data",
         json!({"data_label": all, "key_name": "Genre", "value": "x", "condition": "equal_to"}),
     )
     .await;
     assert!(text.starts_with("{\"error\": \"Invalid key_name ['Genre']. Valid keys in current universe ('11b7a0c0ffee-000000000001'): ['book_id', 'title',"), "{text}");
-    let (text, _) = call(
+    let (text, _) = call_tool(
         &c,
         "filter_data",
         json!({"data_label": all, "key_name": "title", "value": "(", "condition": "contains"}),
@@ -181,28 +158,28 @@ async fn bad_input_gets_the_reference_texts() {
         text,
         "Input validation error: missing ), unterminated subpattern at position 0"
     );
-    let (text, _) = call(
+    let (text, _) = call_tool(
         &c,
         "Calculator",
         json!({"input_1": 3, "input_2": 0, "operation": "divide"}),
     )
     .await;
     assert_eq!(text, "nan");
-    let (peek, _) = call(
+    let (peek, _) = call_tool(
         &c,
         "filter_data",
         json!({"data_label": all, "key_name": "genre", "value": "no such genre", "condition": "equal_to"}),
     )
     .await;
     assert!(peek.contains("\"num_records\": 0"), "{peek}");
-    let (text, _) = call(
+    let (text, _) = call_tool(
         &c,
         "filter_data",
         json!({"data_label": handle(&peek), "key_name": "genre", "value": "x", "condition": "equal_to"}),
     )
     .await;
     assert_eq!(text, "Input validation error: list index out of range");
-    let (peek, _) = call(
+    let (peek, _) = call_tool(
         &c,
         "retrieve_data",
         json!({"data_label": all, "key_name": "genre", "limit": 1_000_000_000_000_000_i64}),
@@ -212,7 +189,7 @@ async fn bad_input_gets_the_reference_texts() {
         peek.starts_with("{\"handle\": \"retrieved_data_2\""),
         "{peek}"
     );
-    let (text, is_error) = call(&c, "select_data_equal_to", json!({})).await;
+    let (text, is_error) = call_tool(&c, "select_data_equal_to", json!({})).await;
     assert!(is_error);
     assert_eq!(text, "Unknown tool: select_data_equal_to");
     c.cancel().await.unwrap();
@@ -236,8 +213,8 @@ async fn bad_input_gets_the_reference_texts() {
 #[tokio::test]
 async fn a_session_holds_bounded_data() {
     let c = client("library", &["--session-memory-mib", "0"]).await;
-    let (peek, _) = call(&c, "get_data", json!({})).await;
-    let (text, _) = call(
+    let (peek, _) = call_tool(&c, "get_data", json!({})).await;
+    let (text, _) = call_tool(
         &c,
         "sort_data",
         json!({"data_label": handle(&peek), "key_name": "price"}),
@@ -248,7 +225,7 @@ async fn a_session_holds_bounded_data() {
         "{text}"
     );
     // stored data is the universe's own table: get_data keeps working
-    let (peek, _) = call(&c, "get_data", json!({})).await;
+    let (peek, _) = call_tool(&c, "get_data", json!({})).await;
     assert_eq!(handle(&peek), "retrieved_book_2");
     c.cancel().await.unwrap();
 }
@@ -256,13 +233,13 @@ async fn a_session_holds_bounded_data() {
 #[tokio::test]
 async fn a_nonzero_cap_accepts_tables_until_it_is_reached() {
     let c = client("library", &["--session-memory-mib", "1"]).await;
-    let (peek, _) = call(&c, "get_data", json!({})).await;
+    let (peek, _) = call_tool(&c, "get_data", json!({})).await;
     let sort = json!({"data_label": handle(&peek), "key_name": "price"});
     // Copies of the universe's table (some hundred KiB each) are stored until 1 MiB is
     // reached; the one that would go beyond is refused with the documented error.
     let mut stored = Vec::new();
     let refusal = loop {
-        let (text, _) = call(&c, "sort_data", sort.clone()).await;
+        let (text, _) = call_tool(&c, "sort_data", sort.clone()).await;
         if !text.starts_with("{\"handle\": ") {
             break text;
         }
@@ -279,11 +256,11 @@ async fn a_nonzero_cap_accepts_tables_until_it_is_reached() {
         "{refusal}"
     );
     // The refused table was not stored, the accepted ones still are.
-    let (again, _) = call(&c, "sort_data", sort).await;
+    let (again, _) = call_tool(&c, "sort_data", sort).await;
     assert_eq!(again, refusal);
     let last = stored.last().unwrap();
     assert_eq!(last, &format!("sorted_book_{}", stored.len()));
-    let (values, _) = call(
+    let (values, _) = call_tool(
         &c,
         "retrieve_data",
         json!({"data_label": last, "key_name": "price", "limit": 1}),
@@ -321,31 +298,7 @@ async fn the_quirk_switch_lists_startup_getters() {
 
 #[test]
 fn official_python_client() {
-    let Some(python) = std::env::var_os("VAKRA_PYTHON") else {
-        assert!(
-            std::env::var_os("VAKRA_REQUIRE_PYTHON").is_none(),
-            "VAKRA_PYTHON must point at the python of .venv-test (make test sets it)"
-        );
-        eprintln!(
-            "skipped: set VAKRA_PYTHON (make test does) to run the official Python MCP client"
-        );
-        return;
-    };
-    let root = repo_root();
-    let server = Server::start(&["--root", root.to_str().unwrap()]);
-    let output = std::process::Command::new(python)
-        .arg(root.join("tests/python/cap1_client_check.py"))
-        .args(["--vakra", env!("CARGO_BIN_EXE_vakra"), "--root"])
-        .arg(&root)
-        .args(["--base", &server.base])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains(" passed, 0 failed"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    official_client_check("cap1_client_check.py", "--base");
 }
 
 /// `vakra mcp --capability 1` with `args`; its exit failed and stderr is returned.

@@ -7,8 +7,6 @@
 //! schemas' structure, order and placement of every text are what is under test. The mock
 //! databases are rebuilt from their SQL dumps.
 
-mod common;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -19,25 +17,14 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use vakra_chaining::{ModelTexts, ToolTexts, Universes};
+use vakra_test_kit::paths::{shared_dir, shared_path_or_skip};
+use vakra_test_kit::text::read_json;
 
+/// `shared/`, when it has the transcripts and the reference's mapping (else skipped).
 fn shared() -> Option<PathBuf> {
-    let dir = common::repo_root().join("../shared");
-    let ok = dir
-        .join("conformance/cap1-transcripts/mockdb_disney.sql")
-        .is_file()
-        && dir
-            .join("reference/environment/configs/mcp_tool_universe_id_mapping.yaml")
-            .is_file();
-    if ok {
-        Some(dir)
-    } else {
-        eprintln!("../shared not found; skipping the capability-1 transcripts");
-        None
-    }
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    shared_path_or_skip("conformance/cap1-transcripts/mockdb_disney.sql")?;
+    shared_path_or_skip("reference/environment/configs/mcp_tool_universe_id_mapping.yaml")?;
+    Some(shared_dir())
 }
 
 /// The texts a listing shows, filed where the data root keeps them.

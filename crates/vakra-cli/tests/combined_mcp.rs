@@ -4,17 +4,20 @@
 //! result shape, bad input, a root without indexes and with a damaged one, and the tool
 //! checksums of capability 4.
 
-mod common;
-
 use std::path::Path;
 use std::process::Stdio;
 
-use common::{Server, call_tool, demo_root, http_client, repo_root, vakra};
+use crate::common::{
+    Server, assert_three_checksums_match, demo_root, http_client, python_tool_checksum, vakra,
+};
 use rmcp::ServiceExt;
 use rmcp::model::Tool;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
+use vakra_test_kit::mcp::call_tool;
+use vakra_test_kit::paths::{repo_root, shared_path};
+use vakra_test_kit::text::read_json;
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -63,10 +66,6 @@ fn listed(tools: &[Tool]) -> Vec<(String, String, Value)> {
             )
         })
         .collect()
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The retriever tools a session on `domain` must list: the negatives file's domains in its
@@ -338,7 +337,7 @@ async fn http_sessions_list_and_search() {
     check_calls(&client).await;
     client.cancel().await.unwrap();
     for bad in ["/mcp/4/nope", "/mcp/4/..%2F.."] {
-        let (status, _, body) = common::get(&format!("{}{bad}", server.base)).await;
+        let (status, _, body) = vakra_test_kit::http::get(&format!("{}{bad}", server.base)).await;
         assert_eq!(status, 404, "{bad}: {body}");
     }
 }
@@ -504,9 +503,11 @@ fn unknown_domains_are_refused() {
 async fn retriever_http_api() {
     let root = demo_root(true);
     let server = Server::start(&["--root", root.path().to_str().unwrap()]);
-    let (status, _, body) = common::get(&format!("{}/retriever/health", server.base)).await;
+    let (status, _, body) =
+        vakra_test_kit::http::get(&format!("{}/retriever/health", server.base)).await;
     assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
-    let (status, _, body) = common::get(&format!("{}/retriever/domains", server.base)).await;
+    let (status, _, body) =
+        vakra_test_kit::http::get(&format!("{}/retriever/domains", server.base)).await;
     assert_eq!(status, 200);
     let domains: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(domains["count"], 3, "{body}");
@@ -556,40 +557,10 @@ async fn checksums_of_capability_4_sessions() {
         client.cancel().await.unwrap();
         let listing = dir.path().join(format!("{domain}.json"));
         std::fs::write(&listing, serde_json::to_string(&tools).unwrap()).unwrap();
-        // the reference's tool_checksums.compute_tool_checksum
-        let python = std::process::Command::new("python3")
-            .arg("-c")
-            .arg(
-                "import hashlib, json, sys\n\
-                 tools = json.load(open(sys.argv[1]))\n\
-                 entries = [{'name': t['name'], 'inputSchema': t['inputSchema']} for t in sorted(tools, key=lambda t: t['name'])]\n\
-                 print(hashlib.sha256(json.dumps(entries, sort_keys=True, separators=(',', ':')).encode()).hexdigest())",
-            )
-            .arg(&listing)
-            .output()
-            .expect("python3 is needed for this test");
-        assert!(
-            python.status.success(),
-            "{}",
-            String::from_utf8_lossy(&python.stderr)
-        );
-        let digest = String::from_utf8(python.stdout).unwrap().trim().to_owned();
+        let digest = python_tool_checksum(&listing);
         expected.insert(domain.to_owned(), Value::String(digest));
     }
-    let file = dir.path().join("tool_checksums.json");
-    std::fs::write(&file, json!({"4": expected}).to_string()).unwrap();
-    let output = vakra()
-        .args(["tools", "checksums"])
-        .arg(&file)
-        .arg("--root")
-        .arg(root.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains("checksums: 3 matched, 0 mismatched, 0 not available"),
-        "{stdout}"
-    );
+    assert_three_checksums_match(&json!({"4": expected}), root.path());
 }
 
 /// With `VAKRA_REF` (a reference checkout, as `make conformance` uses): a data root imported
@@ -599,7 +570,9 @@ async fn checksums_of_capability_4_sessions() {
 /// instead with `VAKRA_REQUIRE_REF=1` (`scripts/conformance.sh` runs it so).
 #[test]
 fn reference_checksums_of_capability_4() {
-    let Some(checkout) = common::reference_checkout("capability-4 tool checksums") else {
+    let Some(checkout) =
+        vakra_test_kit::switches::reference_checkout("capability-4 tool checksums")
+    else {
         return;
     };
     let root = tempfile::tempdir().unwrap();
@@ -615,7 +588,7 @@ fn reference_checksums_of_capability_4() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let checksums = repo_root().join("../shared/reference/tool_checksums.json");
+    let checksums = shared_path("reference/tool_checksums.json");
     let output = vakra()
         .args(["tools", "checksums"])
         .arg(&checksums)
@@ -740,10 +713,6 @@ fn dense_options_need_the_dense_feature() {
     }
 }
 
-#[cfg(feature = "dense")]
-#[path = "../../vakra-retrieval/tests/support/minilm.rs"]
-mod minilm;
-
 /// With the `dense` feature: `vakra index --embedding-model` on a copy of the demo root, then
 /// hybrid and dense sessions over stdio that find every demo question's gold chunk in their
 /// top ten, with the reference's result shape; and clear start-up errors for a missing or
@@ -755,12 +724,12 @@ mod dense {
 
     use serde_json::json;
 
-    use super::common::index;
-    use super::minilm::model_dir;
     use super::{
         ask_demo_questions, call_tool, check_results, demo_root, mcp_in_mode, model_commands,
         repo_root, run_vakra, stdio_client_with,
     };
+    use crate::common::index;
+    use vakra_test_kit::model::minilm_dir;
 
     /// The session arguments of `mode` with `model`.
     fn mode_args<'a>(mode: &'a str, model: &'a Path) -> [&'a OsStr; 4] {
@@ -777,7 +746,7 @@ mod dense {
     /// the other domains keep answering.
     #[tokio::test]
     async fn a_truncated_vectors_file_is_a_damaged_index() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = demo_root(false);
         index(
             root.path(),
@@ -815,7 +784,7 @@ mod dense {
     /// ModernBERT fixture), with the documented text naming both models.
     #[tokio::test]
     async fn an_index_of_another_model_is_refused() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = demo_root(false);
         index(
             root.path(),
@@ -855,7 +824,7 @@ mod dense {
 
     #[tokio::test]
     async fn hybrid_and_dense_sessions_find_the_gold_documents() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = demo_root(false);
         let summary = index(
             root.path(),
@@ -872,7 +841,7 @@ mod dense {
 
     #[test]
     fn missing_and_corrupt_models_are_refused_at_start() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = demo_root(false);
         let root_arg = root.path().as_os_str();
         let scratch = tempfile::tempdir().unwrap();

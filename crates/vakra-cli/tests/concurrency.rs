@@ -2,11 +2,9 @@
 //! and 4 mixed, each running its own chain of calls (`vakra_bench::mix`): every answer must be
 //! the one the same chain gets when it runs alone, and no call may fail.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{Server, demo_root};
+use crate::common::{Server, demo_root};
 use tokio::sync::Barrier;
 use vakra_bench::mix;
 

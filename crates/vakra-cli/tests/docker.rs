@@ -9,15 +9,16 @@
 //! Run by `make test` (VAKRA_REQUIRE_DOCKER=1). Skipped, saying why, only when the daemon cannot
 //! run on the machine (scripts/docker-daemon.sh exits 3) or when not required.
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{McpClient, Server, call_tool, demo_root, http_client, repo_root};
+use crate::common::{Server, demo_root, http_client};
 use rmcp::ServiceExt;
 use serde_json::json;
 use vakra_bench::mix;
+use vakra_test_kit::mcp::{McpClient, call_tool};
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::switches::required;
 
 const BASE: &str = "http://127.0.0.1:8000";
 
@@ -64,7 +65,7 @@ async fn tools(client: &McpClient) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compose_serves_rest_mcp_and_stdio_sessions() {
-    if std::env::var_os("VAKRA_REQUIRE_DOCKER").is_none() {
+    if !required("VAKRA_REQUIRE_DOCKER") {
         eprintln!(
             "skipped: set VAKRA_REQUIRE_DOCKER=1 (make test does) to build and run the image"
         );
@@ -130,11 +131,11 @@ async fn compose_serves_rest_mcp_and_stdio_sessions() {
     let local = Server::start(&["--root", root.path().to_str().unwrap()]);
 
     let (status, _, body) =
-        common::get(&format!("{BASE}/v1/library/most_borrowed_books?limit=2")).await;
+        vakra_test_kit::http::get(&format!("{BASE}/v1/library/most_borrowed_books?limit=2")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body,
-        common::get(&format!(
+        vakra_test_kit::http::get(&format!(
             "{}/v1/library/most_borrowed_books?limit=2",
             local.base
         ))

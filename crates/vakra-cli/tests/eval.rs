@@ -4,17 +4,18 @@
 //! failing), replay against a server command or URL, slow, silent and dying servers, and the
 //! HTML report rendered in headless Chromium.
 
-mod common;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{
-    browser_tooling, demo_ground_truth, demo_root, demo_split, output_ok, repo_root, report_sample,
-    run_browser_script, run_eval, run_eval_split, vakra,
+use crate::common;
+use crate::common::{
+    browser_tooling, demo_ground_truth, demo_root, demo_split, report_sample, run_browser_script,
+    run_eval, run_eval_split, vakra,
 };
 use serde_json::{Value, json};
+use vakra_test_kit::paths::{repo_root, shared_path_or_skip};
+use vakra_test_kit::process::output_ok;
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -929,11 +930,9 @@ fn servers_that_never_answer_are_timed_out_and_reported() {
 /// reference evaluator stops with an exception, is scored and its universe problem reported.
 #[test]
 fn the_published_sample_traces_are_evaluated_without_crashing() {
-    let shared = repo_root().join("../shared/reference/sample_data");
-    if !shared.is_dir() {
-        eprintln!("skipped: {} is missing", shared.display());
+    let Some(shared) = shared_path_or_skip("reference/sample_data") else {
         return;
-    }
+    };
     let split = tempfile::tempdir().unwrap();
     let predictions = tempfile::tempdir().unwrap();
     for name in ["capability_1_bi_apis", "capability_4_multiturn"] {

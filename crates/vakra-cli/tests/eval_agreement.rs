@@ -13,22 +13,19 @@
 //! Entries recorded with `"compare": false` are the documented deliberate differences and the
 //! inputs on which the reference stops with an exception; they are listed, not compared.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{demo_root, output_ok, repo_root, vakra};
+use crate::common::{demo_root, vakra};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use vakra_test_kit::paths::{repo_root, shared_path};
+use vakra_test_kit::process::output_ok;
+use vakra_test_kit::switches::reference_checkout;
+use vakra_test_kit::text::read_json;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/eval_agreement")
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
 }
 
 /// Runs `vakra eval --exact-match reference` and returns its report.
@@ -170,16 +167,11 @@ fn whole_pipeline_exact_match_verdicts_equal_the_reference_on_synthetic_traces()
 /// imported from the reference checkout (`VAKRA_REF`); skipped without it unless `VAKRA_REQUIRE_REF=1`.
 #[test]
 fn whole_pipeline_exact_match_verdicts_equal_the_reference_on_the_sample_traces() {
-    let Some(reference) = std::env::var_os("VAKRA_REF") else {
-        assert!(
-            std::env::var("VAKRA_REQUIRE_REF").as_deref() != Ok("1"),
-            "VAKRA_REQUIRE_REF=1 but VAKRA_REF is not set"
-        );
-        eprintln!("skipped: set VAKRA_REF to a checkout of the reference repository");
+    let Some(reference) = reference_checkout("the exact-match verdicts on the sample traces")
+    else {
         return;
     };
-    let shared = repo_root().join("../shared/reference/sample_data");
-    assert!(shared.is_dir(), "{} is missing", shared.display());
+    let shared = shared_path("reference/sample_data");
     let root = tempfile::tempdir().unwrap();
     output_ok(
         vakra()

@@ -2,12 +2,11 @@
 //! the same with one sample broken and one fixed — compared as text, JSON and HTML; and a
 //! file that is not a report refused with a clear message.
 
-mod common;
-
 use std::path::Path;
 
-use common::{demo_ground_truth, demo_root, output_ok, run_eval, vakra};
+use crate::common::{demo_ground_truth, demo_root, run_eval, vakra};
 use serde_json::{Value, json};
+use vakra_test_kit::process::output_ok;
 
 fn write_domain(dir: &Path, capability_dir: &str, domain: &str, records: &Value) {
     let folder = dir.join(capability_dir);

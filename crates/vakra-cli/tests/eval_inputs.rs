@@ -2,13 +2,11 @@
 //! are not regular (a FIFO, a link to `/dev/zero`), values nested as deep as Python's `json`
 //! reads, and the ground truth passed as predictions.
 
-mod common;
-
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{demo_root, demo_split, run_eval, vakra};
+use crate::common::{demo_root, demo_split, run_eval, vakra};
 use serde_json::{Value, json};
 
 /// Every ground-truth record of the demo split (capabilities 1–3), in the submission format

@@ -2,12 +2,11 @@
 //! samples, and their merged report equals the unsharded run's (timing aside); merging a wrong
 //! set of reports fails with a clear error.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{demo_root, demo_split, output_ok, vakra};
+use crate::common::{demo_root, demo_split, vakra};
 use serde_json::{Value, json};
+use vakra_test_kit::process::output_ok;
 
 /// The ground truth's output records as predictions, with one record dropped (a missing
 /// prediction), one answer changed (a wrong one) and one uuid the ground truth lacks (an extra).

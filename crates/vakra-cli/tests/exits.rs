@@ -2,13 +2,11 @@
 //! stdin, even with a call in flight, and `vakra eval` within a second of writing its report,
 //! even when a call it gave up on is still running.
 
-mod common;
-
 use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{slow_root, vakra};
+use crate::common::{slow_root, vakra};
 use serde_json::json;
 
 /// How long after its client or its report a process may take to exit (the aim is a second;

@@ -7,12 +7,13 @@
 //! The browser part needs Chromium and `tests/browser/node_modules` (`make browser`); without
 //! them it is skipped, unless `VAKRA_REQUIRE_BROWSER` is set (as `make test` does).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Server, browser_tooling, call_tool, get, http_client, repo_root, run_browser_script};
+use crate::common::{Server, browser_tooling, http_client, run_browser_script};
 use serde_json::{Value, json};
+use vakra_test_kit::http::get;
+use vakra_test_kit::mcp::call_tool;
+use vakra_test_kit::paths::repo_root;
 
 fn demo_server() -> Server {
     Server::start(&["--root", repo_root().to_str().unwrap()])

@@ -4,15 +4,15 @@
 //! stdio and HTTP, up to Python's depth, and deeper ones get a clear JSON-RPC error; integers
 //! beyond 64 bits are quoted with their digits, as the reference quotes them.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{Server, raw_post, repo_root, vakra};
+use crate::common::{Server, vakra};
 use serde_json::{Value, json};
+use vakra_test_kit::http::{raw_http, raw_post};
+use vakra_test_kit::paths::repo_root;
 
 /// A `vakra mcp` session on a demo domain, its answers read on a thread.
 struct StdioSession {
@@ -216,7 +216,7 @@ fn message_of(response: &str) -> Value {
 }
 
 fn session_post(server: &Server, id: &str, body: &str) -> (u16, String) {
-    common::raw_http(
+    raw_http(
         &server.base,
         format!(
             "POST /mcp/2/library HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\

@@ -4,12 +4,14 @@
 //! root, the official Python SDK closing sessions with nothing logged, and the MCP Inspector CLI
 //! (npm, pinned in tests/inspector) over stdio and streamable HTTP.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use common::{Server, raw_http, raw_post, repo_root, vakra};
+use crate::common::{Server, vakra};
+use vakra_test_kit::http::{raw_http, raw_post};
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::python::run_check;
+use vakra_test_kit::switches::skip_or_fail;
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
@@ -142,25 +144,11 @@ fn servers_outside_a_data_root_say_so() {
 
 #[test]
 fn the_python_sdk_closes_sessions_with_nothing_logged() {
-    let Some(python) = std::env::var_os("VAKRA_PYTHON") else {
-        assert!(
-            std::env::var_os("VAKRA_REQUIRE_PYTHON").is_none(),
-            "VAKRA_PYTHON must point at the python of .venv-test (make test sets it)"
-        );
-        eprintln!("skipped: set VAKRA_PYTHON (make test does) to run the official Python client");
-        return;
-    };
     let server = demo_server();
-    let output = Command::new(python)
-        .arg(repo_root().join("tests/python/http_close_check.py"))
-        .args(["--base", &server.base])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains("4 passed, 0 failed"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    run_check(
+        "http_close_check.py",
+        ["--base", &server.base],
+        "4 passed, 0 failed",
     );
 }
 
@@ -171,12 +159,13 @@ fn inspector() -> Option<PathBuf> {
     if cli.is_file() {
         return Some(cli);
     }
-    assert!(
-        std::env::var_os("VAKRA_REQUIRE_INSPECTOR").is_none(),
-        "VAKRA_REQUIRE_INSPECTOR is set but {} is missing (run `make inspector`)",
-        cli.display()
+    skip_or_fail(
+        "VAKRA_REQUIRE_INSPECTOR",
+        &format!(
+            "{} is missing (`make inspector` installs it)",
+            cli.display()
+        ),
     );
-    eprintln!("skipped: `make inspector` installs the MCP Inspector CLI");
     None
 }
 

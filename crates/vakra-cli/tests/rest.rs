@@ -1,9 +1,9 @@
 //! `vakra serve` over real HTTP on the repository's demo data, and its refusals.
 
-mod common;
-
-use common::{Server, get, repo_root, request, vakra};
+use crate::common::{Server, vakra};
 use serde_json::Value;
+use vakra_test_kit::http::{get, request};
+use vakra_test_kit::paths::repo_root;
 
 fn catalog(domain: &str) -> Value {
     let text = std::fs::read_to_string(repo_root().join(format!("openapi/{domain}.json"))).unwrap();

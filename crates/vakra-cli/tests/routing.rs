@@ -10,8 +10,6 @@
 //! nginx comes from Debian (`scripts/setup-nginx.sh`, run by `make test`); without it the test
 //! is skipped unless VAKRA_REQUIRE_NGINX=1.
 
-mod common;
-
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -19,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Server, demo_root, repo_root};
+use crate::common::{Server, demo_root};
 use futures_util::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
 use rmcp::ServiceExt;
@@ -33,6 +31,9 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::Sse;
 use tokio::sync::Barrier;
 use vakra_bench::mix;
+use vakra_test_kit::net::free_port;
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::switches::skip_or_fail;
 
 const SESSIONS: usize = 64;
 const REPLICAS: usize = 3;
@@ -187,14 +188,6 @@ fn nginx_binary() -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The local stand-in for the cluster: the manifests' routing files, every replica in
 /// `vakra_all`, and one upstream per replica name where the cluster has DNS names.
 fn nginx_config(dir: &Path, port: u16, replicas: &[String]) -> String {
@@ -271,11 +264,10 @@ async fn rest_all_along(base: String, stop: Arc<AtomicUsize>) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sessions_stay_on_their_replica_and_lose_only_a_killed_one() {
     let Some(nginx_bin) = nginx_binary() else {
-        assert!(
-            std::env::var_os("VAKRA_REQUIRE_NGINX").is_none(),
-            "nginx is required (VAKRA_REQUIRE_NGINX) but not installed: run scripts/setup-nginx.sh"
+        skip_or_fail(
+            "VAKRA_REQUIRE_NGINX",
+            "nginx is not installed (scripts/setup-nginx.sh installs it)",
         );
-        eprintln!("skipped: nginx is not installed (scripts/setup-nginx.sh installs it)");
         return;
     };
     let root = demo_root(true);

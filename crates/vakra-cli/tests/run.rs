@@ -1,34 +1,23 @@
 //! `vakra run` end to end: the real binary against stand-in models (OpenAI-compatible servers
 //! on loopback, `vakra-standin`), then `vakra eval` and `vakra validate` on what it wrote.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{demo_root, demo_split, output_ok, run_eval, run_eval_split, vakra};
+use crate::common;
+use crate::common::{demo_root, demo_split, run_eval, run_eval_split, vakra};
 use serde_json::{Value, json};
 use vakra_standin::{Behaviour, Failures, Oracle, StandIn};
+use vakra_test_kit::net::serve_in_thread;
+use vakra_test_kit::process::output_ok;
+use vakra_test_kit::text::read_json;
 
 /// Serves `app` on a loopback port from a thread of its own; returns its API base.
 fn serve_app(app: axum::Router) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let _ = axum::serve(listener, app).await;
-        });
-    });
-    format!("http://{address}/v1")
+    format!("http://{}/v1", serve_in_thread(app))
 }
 
 /// Serves `standin`; returns its API base.
@@ -89,13 +78,6 @@ fn run_capability_2(
     run_ok(root.path(), &demo_split(), out.path(), &url, &args);
     let records = all_records(out.path());
     (out, records, standin)
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(
-        &std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-    )
-    .unwrap()
 }
 
 /// Every prediction record of an output folder, by (capability folder, domain file).
@@ -197,7 +179,9 @@ fn the_oracle_model_scores_100_on_every_capability_and_the_output_validates() {
             .arg(out.path()),
     );
     if let (Some(reference), Some(python)) = (
-        common::reference_checkout("the reference's validate_output.py on vakra run's output"),
+        vakra_test_kit::switches::reference_checkout(
+            "the reference's validate_output.py on vakra run's output",
+        ),
         std::env::var_os("VAKRA_PYTHON"),
     ) {
         let output = std::process::Command::new(python)
@@ -731,7 +715,7 @@ fn crowded_root(extra: usize) -> tempfile::TempDir {
     let openapi = root.path().join("openapi");
     std::fs::remove_file(&openapi).unwrap();
     std::fs::create_dir(&openapi).unwrap();
-    let repo_openapi = common::repo_root().join("openapi");
+    let repo_openapi = vakra_test_kit::paths::repo_root().join("openapi");
     for name in ["domains.json", "weather.json", "weather_alerts.json"] {
         std::fs::copy(repo_openapi.join(name), openapi.join(name)).unwrap();
     }

@@ -2,18 +2,16 @@
 //! exits with 0 although MCP sessions are still open, and a restart on the same address serves
 //! at once.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Server, http_session, slow_root, try_call};
+use crate::common::{Server, http_session, slow_root, try_call};
 use serde_json::json;
 
 /// `n` for `count_to` that keeps SQLite busy for roughly `target` on this machine.
 async fn calibrated_count(base: &str, target: Duration) -> u64 {
     let n = 2_000_000u64;
     let started = Instant::now();
-    let (status, _, _) = common::get(&format!("{base}/v1/slow/count_to?n={n}")).await;
+    let (status, _, _) = vakra_test_kit::http::get(&format!("{base}/v1/slow/count_to?n={n}")).await;
     assert_eq!(status, 200);
     let per_unit = started.elapsed().as_secs_f64() / n as f64;
     (target.as_secs_f64() / per_unit) as u64
@@ -34,7 +32,7 @@ async fn sigterm_drains_calls_in_flight_and_exits_cleanly() {
         (answer, busy)
     });
     let rest_url = format!("{}/v1/slow/count_to?n={n}", server.base);
-    let rest_call = tokio::spawn(async move { common::get(&rest_url).await });
+    let rest_call = tokio::spawn(async move { vakra_test_kit::http::get(&rest_url).await });
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     let signalled = Instant::now();
@@ -60,7 +58,7 @@ async fn sigterm_drains_calls_in_flight_and_exits_cleanly() {
     let address = server.base.strip_prefix("http://").unwrap().to_owned();
     let started = Instant::now();
     let restarted = Server::start_at(&["--root", root_arg], &address);
-    let (status, _, _) = common::get(&format!("{}/healthz", restarted.base)).await;
+    let (status, _, _) = vakra_test_kit::http::get(&format!("{}/healthz", restarted.base)).await;
     assert_eq!(status, 200);
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -91,7 +89,7 @@ async fn calls_beyond_the_grace_period_are_cut_off() {
     });
     let rest_url = format!("{}/v1/slow/count_to?n={n}", server.base);
     // `get` panics when the connection is lost: the task's result is then an error.
-    let rest_call = tokio::spawn(async move { common::get(&rest_url).await });
+    let rest_call = tokio::spawn(async move { vakra_test_kit::http::get(&rest_url).await });
     tokio::time::sleep(Duration::from_millis(500)).await;
 
     // The process exits soon after the grace period (1 s, plus 2 s to send answers and stop

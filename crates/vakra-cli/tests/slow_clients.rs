@@ -2,13 +2,12 @@
 //! the bytes of bodies being received share `--max-body-bytes-in-flight`, and connections
 //! beyond `--max-connections` are refused with 503; the server answers new clients throughout.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::{Server, demo_root, raw_get, raw_post};
+use crate::common::{Server, demo_root};
+use vakra_test_kit::http::{raw_get, raw_post};
 
 fn serve(root: &tempfile::TempDir, extra: &[&str]) -> Server {
     let mut args = vec!["--root", root.path().to_str().unwrap()];

@@ -4,13 +4,13 @@
 //! sessions, the REST API and `/healthz` keep answering, the busy session's own `tools/list`
 //! waits without a thread, and the slow call is stopped at `--call-time-limit` with its text.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{McpClient, Server, demo_root, get, http_session, try_call};
+use crate::common::{Server, demo_root, http_session, try_call};
 use serde_json::{Value, json};
+use vakra_test_kit::http::get;
+use vakra_test_kit::mcp::McpClient;
 
 /// The per-call time limit of the server under test.
 const LIMIT_SECS: u64 = 4;

@@ -3,14 +3,13 @@
 //! back and evaluated again — the bundle scores as the files it was made from; metadata.json
 //! and submission.md describe it. An invalid file stops the bundle.
 
-mod common;
-
 use std::io::Read;
 use std::path::Path;
 
-use common::{demo_root, demo_split, output_ok, run_eval, vakra};
+use crate::common::{demo_root, demo_split, run_eval, vakra};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use vakra_test_kit::process::output_ok;
 
 /// The ground truth of capabilities 2 and 3 as a runner writes predictions: submission
 /// records, capability 2 under a dated run folder as the reference runner names it.

@@ -1,10 +1,9 @@
 //! `vakra tools list` on the demo data root: the text and JSON forms for every capability, and
 //! clear refusals of unknown domains and capabilities.
 
-mod common;
-
-use common::{repo_root, vakra};
+use crate::common::vakra;
 use serde_json::Value;
+use vakra_test_kit::paths::repo_root;
 
 fn tools_list(args: &[&str]) -> std::process::Output {
     vakra()

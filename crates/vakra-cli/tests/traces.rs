@@ -3,16 +3,16 @@
 //! that cannot be written does not fail calls; `vakra trace export` turns traces into
 //! prediction records of the benchmark's format.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use common::{
-    McpClient, Server, call_tool, demo_ground_truth, demo_root, http_client, output_ok, repo_root,
-    report_sample, run_eval, stdio_client, vakra,
+use crate::common::{
+    Server, demo_ground_truth, demo_root, http_client, report_sample, run_eval, stdio_client, vakra,
 };
 use serde_json::{Value, json};
+use vakra_test_kit::mcp::{McpClient, call_tool};
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::process::output_ok;
 
 /// A capability-2 `library` session over stdio, traced to `dir`.
 async fn library_session(dir: &Path) -> McpClient {

@@ -1,22 +1,17 @@
 //! `read_operation_id_map` on the reference's own map file and on files of the wrong shape.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use vakra_eval::read_operation_id_map;
+use vakra_test_kit::paths::shared_path_or_skip;
 
-/// The reference's combined map, in the shared reference data next to the repository.
+/// The reference's combined map, in `shared/`.
 fn reference_map() -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "../../../shared/reference/environment/m3/rest/server/mapping_metadata/all_operation_id_mappings.json",
-    );
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!("skipped: {} is missing", path.display());
-        None
-    }
+    shared_path_or_skip(
+        "reference/environment/m3/rest/server/mapping_metadata/all_operation_id_mappings.json",
+    )
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! (`pd.DataFrame(dict)`), and when concatenating (`pd.concat`). Expectations were produced
 //! with pandas 2.3.3.
 
-mod common;
+pub mod common;
 
 use common::{f, i, nan, none, out_table, s, table};
 use vakra_frame::{Cell, Dtype, Table, concatenate_data, render_list};

@@ -11,6 +11,7 @@ use vakra_endpoint::{Endpoint, Outcome, RestBird};
 use vakra_import::data_files::DATA_FILES;
 use vakra_import::router::import_router;
 use vakra_import::{APP_FILE, ImportError, ImportOptions, ImportReport, ROUTERS_DIR, import};
+use vakra_test_kit::switches::reference_checkout;
 
 // --- helpers ------------------------------------------------------------------------------------
 
@@ -1040,16 +1041,9 @@ fn importing_twice_into_one_root_gives_the_same_files() {
 
 #[test]
 fn the_reference_checkout_imports_completely() {
-    let Some(repo) = std::env::var_os("VAKRA_REF") else {
-        let required = std::env::var("VAKRA_REQUIRE_REF").is_ok_and(|v| !v.is_empty() && v != "0");
-        assert!(
-            !required,
-            "VAKRA_REQUIRE_REF is set but VAKRA_REF does not name a reference checkout"
-        );
-        eprintln!("VAKRA_REF is not set: skipping the reference checkout import");
+    let Some(repo) = reference_checkout("the reference checkout import") else {
         return;
     };
-    let repo = PathBuf::from(repo);
     let (out, report) = import_fresh(&repo);
     assert!(
         report.unexpressed.is_empty(),

@@ -10,6 +10,7 @@ use vakra_import::ImportError;
 use vakra_import::retriever_texts::{
     COMBINED_SERVER, DEFAULT_DESCRIPTIONS_FILE, RETRIEVER_SERVER, import_retriever_texts,
 };
+use vakra_test_kit::switches::reference_checkout;
 
 fn write(repo: &Path, relative: &str, text: &str) {
     let path = repo.join(relative);
@@ -116,12 +117,10 @@ fn a_server_without_its_default_text_is_an_error_naming_it() {
 /// writes it, occurs in the source (the wrapper's as two adjacent literals).
 #[test]
 fn the_reference_default_texts_are_read_from_its_source() {
-    let Some(repo) = std::env::var_os("VAKRA_REF") else {
-        eprintln!("VAKRA_REF is not set: skipping the reference's default descriptions");
+    let Some(repo) = reference_checkout("the reference's default descriptions") else {
         return;
     };
-    let repo = Path::new(&repo);
-    let (out, written) = imported(repo);
+    let (out, written) = imported(&repo);
     assert_eq!(written.expect("import"), [DEFAULT_DESCRIPTIONS_FILE]);
     let texts = read(out.path());
     let source = |relative: &str| std::fs::read_to_string(repo.join(relative)).expect("source");

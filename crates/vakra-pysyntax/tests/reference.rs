@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use vakra_pysyntax::parse_module;
+use vakra_test_kit::switches::reference_checkout;
 
 #[test]
 fn reference_modules_parse_and_round_trip() {
-    let Some(root) = std::env::var_os("VAKRA_REF") else {
-        eprintln!("note: VAKRA_REF is not set; skipping the reference module check");
+    let Some(root) = reference_checkout("the reference's router modules") else {
         return;
     };
-    let rest = PathBuf::from(root).join("environment/m3/rest");
+    let rest = root.join("environment/m3/rest");
     let mut files = vec![rest.join("app.py")];
     let entries = std::fs::read_dir(rest.join("server")).expect("server directory");
     for entry in entries {

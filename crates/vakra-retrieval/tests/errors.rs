@@ -1,11 +1,13 @@
 //! Bad input through the MCP tools: the reference's texts for what it rejects, clear errors for
 //! what it cannot have (missing or damaged indexes), and never a panic.
 
-mod common;
+pub mod common;
 
-use common::{TempRoot, args, result_ids};
+use common::{RetrievalRoot, result_ids};
 use serde_json::{Value, json};
 use vakra_retrieval::{RetrievalError, Retrievers, build_indexes};
+use vakra_test_kit::root::TempRoot;
+use vakra_test_kit::text::args;
 
 const URL_500: &str = "Error calling API: Server error '500 Internal Server Error' for url 'http://localhost:8001/library/query'\nFor more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/500";
 const URL_422: &str = "Error calling API: Client error '422 Unprocessable Entity' for url 'http://localhost:8001/library/query'\nFor more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/422";

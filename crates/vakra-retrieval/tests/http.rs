@@ -1,15 +1,16 @@
 //! The retriever HTTP API: FastAPI's bodies and statuses.
 
-mod common;
+pub mod common;
 
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use common::TempRoot;
+use common::RetrievalRoot;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 use vakra_retrieval::{Retrievers, build_indexes, http_router};
+use vakra_test_kit::root::TempRoot;
 
 struct Reply {
     status: StatusCode,

@@ -1,10 +1,12 @@
 //! Building indexes from JSONL and from a Chroma store, and what queries return.
 
-mod common;
+pub mod common;
 
-use common::{TempRoot, args, result_ids, write_chroma};
+use common::{RetrievalRoot, result_ids, write_chroma};
 use serde_json::{Value, json};
 use vakra_retrieval::{RetrievalError, Retrievers, Source, build_indexes, results_json};
+use vakra_test_kit::root::TempRoot;
+use vakra_test_kit::text::args;
 
 #[test]
 fn jsonl_collections_are_indexed_and_queried() {

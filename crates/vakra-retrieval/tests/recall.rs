@@ -1,11 +1,13 @@
 //! Recall@10 on the demo questions: each needs an API hop and a document hop, and the document
 //! hop must find the gold chunk among the first ten results of the question's own domain.
 
-mod common;
+pub mod common;
 
-use common::{TempRoot, args, demo_questions, result_ids};
+use common::{RetrievalRoot, demo_questions, result_ids};
 use serde_json::json;
 use vakra_retrieval::{Retrievers, build_indexes};
+use vakra_test_kit::root::TempRoot;
+use vakra_test_kit::text::args;
 
 fn recall_at_10(retrievers: &Retrievers) -> (usize, usize, Vec<String>) {
     let questions = demo_questions();
@@ -43,22 +45,19 @@ fn bm25_finds_the_gold_document_of_every_demo_question() {
 }
 
 #[cfg(feature = "dense")]
-#[path = "support/minilm.rs"]
-mod minilm;
-
-#[cfg(feature = "dense")]
 mod dense {
     use vakra_retrieval::{
         BuildOptions, RetrieverOptions, Retrievers, SearchMode, build_indexes_with,
     };
 
-    use super::common::TempRoot;
-    use super::minilm::model_dir;
+    use super::TempRoot;
+    use super::common::RetrievalRoot;
     use super::recall_at_10;
+    use vakra_test_kit::model::minilm_dir;
 
     #[test]
     fn dense_and_hybrid_find_the_gold_documents() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = TempRoot::new().with_demo_data();
         let report = build_indexes_with(
             &root.data_root(),
@@ -105,7 +104,7 @@ mod dense {
 
     #[test]
     fn dense_search_refuses_an_index_without_embeddings() {
-        let Some(model) = model_dir() else { return };
+        let Some(model) = minilm_dir() else { return };
         let root = TempRoot::new().with_demo_data();
         vakra_retrieval::build_indexes(&root.data_root(), false).expect("build");
         let retrievers = Retrievers::open_with(

@@ -1,10 +1,12 @@
 //! The `query_<domain>` tools as the reference's capability-4 combined server lists them.
 
-mod common;
+pub mod common;
 
-use common::{TempRoot, args, read_json, reference_file};
+use common::{RetrievalRoot, reference_file};
 use serde_json::{Value, json};
 use vakra_retrieval::Retrievers;
+use vakra_test_kit::root::TempRoot;
+use vakra_test_kit::text::{args, read_json};
 
 /// The reference's retriever files, copied into a temporary data root (never into the repo).
 fn reference_root() -> TempRoot {

@@ -1,50 +1,26 @@
-//! Shared test helpers: the reference's data folder, sessions on it, the descriptions the tools
-//! are listed with, and readable diffs.
-
-#![allow(dead_code)]
+//! Helpers of this crate's tests: the reference's data folder, sessions on it and the
+//! descriptions the tools are listed with (what is not about BPO comes from vakra-test-kit).
 
 pub mod recorded;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use vakra_bpo::{BpoData, BpoSession, DESCRIPTIONS_FILE, Descriptions, ToolOutput};
+use vakra_test_kit::paths::{repo_root, shared_path};
+use vakra_test_kit::switches::reference_checkout;
 
-/// The reference's BPO data folder beside the repository (`../shared`), as CI has it.
+/// The reference's BPO data folder in `shared/`.
 pub fn reference_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/environment/bpo/data"
-    ))
-}
-
-/// Whether `VAKRA_REQUIRE_REF` is set (to anything but an empty string or `0`): the checks that
-/// need reference inputs (`VAKRA_REF`, `VAKRA_BPO_GOLDENS`) then fail when those are missing
-/// instead of being skipped, as `scripts/conformance.sh` runs them.
-pub fn reference_required() -> bool {
-    std::env::var("VAKRA_REQUIRE_REF").is_ok_and(|v| !v.is_empty() && v != "0")
-}
-
-/// Skips a reference-gated check (saying why on stderr), or fails it under
-/// `VAKRA_REQUIRE_REF`.
-#[track_caller]
-pub fn skip_without_reference(why: &str) {
-    assert!(!reference_required(), "VAKRA_REQUIRE_REF is set but {why}");
-    eprintln!("skipped: {why}");
+    shared_path("reference/environment/bpo/data")
 }
 
 /// The reference's descriptions file as `vakra import` builds it, from the checkout `VAKRA_REF`
-/// names; `None` when it is not set (a failure under `VAKRA_REQUIRE_REF`).
+/// names; `None` without it (a failure under `VAKRA_REQUIRE_REF`).
 pub fn reference_descriptions() -> Option<Value> {
-    let Some(checkout) = std::env::var_os("VAKRA_REF") else {
-        assert!(
-            !reference_required(),
-            "VAKRA_REQUIRE_REF is set but VAKRA_REF does not name a reference checkout"
-        );
-        return None;
-    };
-    let texts = vakra_import::docstrings::bpo_texts(Path::new(&checkout))
+    let checkout = reference_checkout("the reference's BPO descriptions")?;
+    let texts = vakra_import::docstrings::bpo_texts(&checkout)
         .expect("read the reference's BPO descriptions")
         .expect("VAKRA_REF has no BPO server");
     Some(texts)
@@ -82,62 +58,15 @@ pub fn reference_data() -> Arc<BpoData> {
 
 /// The demo data set (the repository's top-level `bpo/`).
 pub fn demo_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../bpo"))
+    repo_root().join("bpo")
 }
 
 pub fn session() -> BpoSession {
     BpoSession::new(reference_data())
 }
 
-pub fn args(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("arguments must be an object, got {other}"),
-    }
-}
-
 /// The text of a successful call.
 pub fn ok_text(out: &ToolOutput) -> &str {
     assert!(!out.is_error, "unexpected error: {:?}", out.text);
     out.text.as_deref().expect("a text result")
-}
-
-/// Pretty-printed JSON when `text` parses, so differences show line by line.
-fn pretty(text: &str) -> String {
-    serde_json::from_str::<Value>(text)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| text.to_owned())
-}
-
-/// Lines around the first difference of two texts, marked `-` (expected) and `+` (actual).
-pub fn diff(expected: &str, actual: &str) -> String {
-    let (expected, actual) = (pretty(expected), pretty(actual));
-    let e: Vec<&str> = expected.lines().collect();
-    let a: Vec<&str> = actual.lines().collect();
-    let first = e
-        .iter()
-        .zip(&a)
-        .position(|(x, y)| x != y)
-        .unwrap_or(e.len().min(a.len()));
-    let from = first.saturating_sub(4);
-    let mut out = format!("first difference at line {}:\n", first + 1);
-    for line in &e[from..e.len().min(from + 4)] {
-        out.push_str(&format!("  {line}\n"));
-    }
-    for line in e.iter().skip(from.max(first)).take(6) {
-        out.push_str(&format!("- {line}\n"));
-    }
-    for line in a.iter().skip(from.max(first)).take(6) {
-        out.push_str(&format!("+ {line}\n"));
-    }
-    out
-}
-
-/// Asserts two texts are equal, showing a readable diff when not.
-#[track_caller]
-pub fn assert_text(context: &str, expected: &str, actual: &str) {
-    if expected != actual {
-        panic!("{context}: texts differ\n{}", diff(expected, actual));
-    }
 }

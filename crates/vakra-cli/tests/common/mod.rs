@@ -1,19 +1,18 @@
-//! Helpers shared by the command-line tests: the repository's demo data root, a `vakra serve`
-//! process on a free loopback port, and plain HTTP GETs.
-
-#![allow(dead_code)]
+//! Helpers of the command-line tests that are about `vakra` itself: the binary, `vakra serve`
+//! on a free loopback port, MCP sessions with `vakra mcp` and `vakra serve`, data roots (the
+//! demo's, indexed, and a synthetic slow domain), `vakra eval` runs, and the browser tooling.
+//! What is not about `vakra` comes from vakra-test-kit.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-/// The repository root, which is a data root with the demo domains.
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use vakra_test_kit::mcp::McpClient;
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::process::output_ok;
+use vakra_test_kit::python::run_check;
+use vakra_test_kit::root::TempRoot;
+use vakra_test_kit::switches::skip_or_fail;
 
 pub fn vakra() -> Command {
     Command::new(env!("CARGO_BIN_EXE_vakra"))
@@ -81,81 +80,16 @@ impl Drop for Server {
     }
 }
 
-/// GET `url`: status, content type and body text.
-pub async fn get(url: &str) -> (u16, String, String) {
-    request(reqwest::Method::GET, url).await
-}
-
-pub async fn request(method: reqwest::Method, url: &str) -> (u16, String, String) {
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let response = client.request(method, url).send().await.unwrap();
-    let status = response.status().as_u16();
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap_or_default().to_owned())
-        .unwrap_or_default();
-    (status, content_type, response.text().await.unwrap())
-}
-
-/// An MCP client session.
-pub type McpClient = rmcp::service::RunningService<rmcp::service::RoleClient, ()>;
-
 /// An MCP session with a `vakra mcp` child process started with `args`.
 pub async fn stdio_client(args: &[&str]) -> McpClient {
-    use rmcp::ServiceExt;
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
     command.arg("mcp").args(args).stderr(Stdio::null());
-    ().serve(rmcp::transport::TokioChildProcess::new(command).unwrap())
-        .await
-        .unwrap()
-}
-
-/// Runs a command that must succeed (its stderr is shown when it does not).
-pub fn output_ok(command: &mut Command) -> std::process::Output {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{command:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    vakra_test_kit::mcp::stdio_client(command).await
 }
 
 /// An MCP session over streamable HTTP at `<base>/mcp/<capability>/<domain>`.
 pub async fn http_client(base: &str, capability: &str, domain: &str) -> McpClient {
-    use rmcp::ServiceExt;
-    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(format!(
-        "{base}/mcp/{capability}/{domain}"
-    ));
-    ().serve(transport).await.unwrap()
-}
-
-/// Calls a tool: the text of its one content block and its `isError` flag.
-pub async fn call_tool(
-    client: &McpClient,
-    tool: &str,
-    arguments: serde_json::Value,
-) -> (String, bool) {
-    let serde_json::Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    let result = client
-        .call_tool(
-            rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: the call failed at the protocol level: {e}"));
-    assert_eq!(result.content.len(), 1, "{tool}: one text block");
-    let text = result.content[0]
-        .as_text()
-        .expect("a text block")
-        .text
-        .clone();
-    (text, result.is_error.unwrap_or(false))
+    vakra_test_kit::mcp::http_client(&format!("{base}/mcp/{capability}/{domain}")).await
 }
 
 /// Chromium and node with playwright-core, and the path of `script` in tests/browser. When they
@@ -188,11 +122,10 @@ pub fn browser_tooling(script: &str) -> Option<(PathBuf, PathBuf)> {
     match missing {
         None => Some((chromium, dir.join(script))),
         Some(why) => {
-            assert!(
-                std::env::var_os("VAKRA_REQUIRE_BROWSER").is_none(),
-                "VAKRA_REQUIRE_BROWSER is set but the browser test cannot run: {why} (run `make browser`)"
+            skip_or_fail(
+                "VAKRA_REQUIRE_BROWSER",
+                &format!("{why}; `make browser` installs Chromium and playwright-core"),
             );
-            eprintln!("skipped: {why}; `make browser` installs Chromium and playwright-core");
             None
         }
     }
@@ -305,25 +238,11 @@ pub fn slow_root() -> tempfile::TempDir {
 /// A copy of the demo data root (catalogs, databases, capability-1 and BPO files linked,
 /// documents and retriever files copied), with indexes built by `vakra index` when `indexed`.
 pub fn demo_root(indexed: bool) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for folder in ["openapi", "databases", "capability1", "bpo"] {
-        std::os::unix::fs::symlink(repo_root().join(folder), dir.path().join(folder)).unwrap();
-    }
-    for folder in ["documents", "retrievers"] {
-        std::fs::create_dir(dir.path().join(folder)).unwrap();
-        for entry in std::fs::read_dir(repo_root().join(folder)).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(
-                &path,
-                dir.path().join(folder).join(path.file_name().unwrap()),
-            )
-            .unwrap();
-        }
-    }
+    let root = TempRoot::demo();
     if indexed {
-        index(dir.path(), &[]);
+        index(root.path(), &[]);
     }
-    dir
+    root.into_dir()
 }
 
 /// Runs `vakra index` on `root` with extra arguments; returns its summary line.
@@ -348,61 +267,14 @@ pub async fn http_session(server: &Server, capability: &str, domain: &str) -> Mc
     http_client(&server.base, capability, domain).await
 }
 
-/// Calls `tool`: the text of the result and its `isError` flag, or the protocol error.
+/// Calls `tool`: the text of the result and its `isError` flag, or the protocol error (as the
+/// load tool's workload calls it).
 pub async fn try_call(
     client: &McpClient,
     tool: &str,
     arguments: serde_json::Value,
 ) -> Result<(String, bool), rmcp::ServiceError> {
-    let serde_json::Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    vakra_bench::mix::call(client, tool, arguments).await
-}
-
-/// One raw HTTP/1.1 exchange on a fresh connection, for requests a client library would
-/// normalise or refuse: the status code and the whole response text.
-pub fn raw_http(base: &str, request: &[u8]) -> (u16, String) {
-    use std::io::{Read, Write};
-    let address = base.strip_prefix("http://").unwrap();
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
-    stream
-        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .unwrap();
-    // The server may answer and close before reading all of an oversized request.
-    let _ = stream.write_all(request);
-    let mut response = Vec::new();
-    let _ = stream.read_to_end(&mut response);
-    let text = String::from_utf8_lossy(&response).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no HTTP status in {text:?}"));
-    (status, text)
-}
-
-/// A raw JSON `POST` of `body` to `target`, accepting JSON and event streams (as MCP clients
-/// do), with `Connection: close`.
-pub fn raw_post(base: &str, target: &str, body: &str) -> (u16, String) {
-    raw_http(
-        base,
-        format!(
-            "POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
-             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .as_bytes(),
-    )
-}
-
-/// A raw `GET` of `target` (sent as is) with `Connection: close`.
-pub fn raw_get(base: &str, target: &str) -> (u16, String) {
-    raw_http(
-        base,
-        format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes(),
-    )
+    vakra_bench::mix::call(client, tool, vakra_test_kit::text::args(arguments)).await
 }
 
 /// The demo benchmark split (`demo/tasks`), the evaluator's ground truth in the tests.
@@ -466,18 +338,55 @@ pub fn report_sample<'a>(
         .unwrap_or_else(|| panic!("no sample {uuid} in capability {capability}"))
 }
 
-/// The reference checkout that `VAKRA_REF` names. Without it the caller skips (`None`, after
-/// saying why), unless `VAKRA_REQUIRE_REF=1` (as `scripts/conformance.sh` sets), which fails the
-/// test instead; so does a `VAKRA_REF` that is not a folder.
-pub fn reference_checkout(what: &str) -> Option<PathBuf> {
-    let required = std::env::var("VAKRA_REQUIRE_REF").is_ok_and(|v| v == "1");
-    match std::env::var_os("VAKRA_REF").map(PathBuf::from) {
-        Some(path) if path.is_dir() => Some(path),
-        Some(path) => panic!("VAKRA_REF={} is not a folder", path.display()),
-        None if required => panic!("VAKRA_REQUIRE_REF=1 but VAKRA_REF is not set: {what}"),
-        None => {
-            eprintln!("skipped ({what}): set VAKRA_REF to a reference checkout");
-            None
-        }
-    }
+/// The checksum of a tool listing (a JSON file of tools) by the reference's
+/// `tool_checksums.compute_tool_checksum`, restated in Python (`python3`).
+pub fn python_tool_checksum(listing: &Path) -> String {
+    let python = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import hashlib, json, sys\n\
+             tools = json.load(open(sys.argv[1]))\n\
+             entries = [{'name': t['name'], 'inputSchema': t['inputSchema']} for t in sorted(tools, key=lambda t: t['name'])]\n\
+             print(hashlib.sha256(json.dumps(entries, sort_keys=True, separators=(',', ':')).encode()).hexdigest())",
+        )
+        .arg(listing)
+        .output()
+        .expect("python3 is needed for this test");
+    assert!(
+        python.status.success(),
+        "{}",
+        String::from_utf8_lossy(&python.stderr)
+    );
+    String::from_utf8(python.stdout).unwrap().trim().to_owned()
+}
+
+/// Asserts that `vakra tools checksums` on `root` finds all three entries of `expected` (a
+/// checksums file's JSON) matched.
+pub fn assert_three_checksums_match(expected: &serde_json::Value, root: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tool_checksums.json");
+    std::fs::write(&file, expected.to_string()).unwrap();
+    let output = vakra()
+        .args(["tools", "checksums"])
+        .arg(&file)
+        .arg("--root")
+        .arg(root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("checksums: 3 matched, 0 mismatched, 0 not available"),
+        "{stdout}"
+    );
+}
+
+/// Runs the official Python client's check `script` (tests/python) against `vakra mcp` and a
+/// `vakra serve` of the demo root, whose base URL it is given after `base_flag`.
+pub fn official_client_check(script: &str, base_flag: &str) {
+    let root = repo_root();
+    let root = root.to_str().unwrap();
+    let server = Server::start(&["--root", root]);
+    let vakra = env!("CARGO_BIN_EXE_vakra");
+    let args = ["--vakra", vakra, "--root", root, base_flag, &server.base];
+    run_check(script, args, " passed, 0 failed");
 }

@@ -1,10 +1,9 @@
 //! Helpers shared by the integration tests.
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 
 use vakra_frame::{Cell, Table, ToolError, ToolValue, peek};
+use vakra_test_kit::paths::shared_path_or_skip;
 
 pub fn i(v: i64) -> Cell {
     Cell::Int(v)
@@ -52,24 +51,9 @@ pub fn out_table(result: Result<ToolValue, ToolError>) -> Table {
     }
 }
 
-/// The capability-1 golden fixtures, if this checkout sits next to them
-/// (`VAKRA_CONFORMANCE_DIR` overrides the location).
+/// The capability-1 golden fixtures in `shared/`, or `None` (skipped) when they are missing.
 pub fn fixtures() -> Option<PathBuf> {
-    let dir = std::env::var_os("VAKRA_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../../shared/conformance/cap1-transcripts")
-        });
-    if dir.join("mockdb_disney.sql").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "capability-1 fixtures not found at {}; skipping",
-            dir.display()
-        );
-        None
-    }
+    shared_path_or_skip("conformance/cap1-transcripts")
 }
 
 /// Builds `<root>/<domain>/<domain>.sqlite` from a SQL dump.

@@ -1,63 +1,31 @@
-//! Helpers shared by the integration tests: temporary data roots, the repository's demo data,
-//! the reference's data files (read from `../shared`, never copied into the repository).
+//! Helpers of this crate's tests: documents and Chroma files in temporary data roots, the demo
+//! questions, the reference's data files (what is not about retrieval comes from vakra-test-kit).
 
-#![allow(dead_code)]
+use std::path::PathBuf;
 
-use std::path::{Path, PathBuf};
-
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use vakra_catalog::DataRoot;
-
-/// The repository root (the demo data root).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `shared/` beside the repository (overridable with `VAKRA_SHARED`).
-pub fn shared_dir() -> PathBuf {
-    std::env::var_os("VAKRA_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared"))
-}
+use vakra_test_kit::paths::{repo_root, shared_path};
+use vakra_test_kit::root::TempRoot;
 
 /// A file of the reference's published data under `shared/reference/`.
 pub fn reference_file(relative: &str) -> PathBuf {
-    let path = shared_dir().join("reference").join(relative);
-    assert!(
-        path.is_file(),
-        "{} is missing: these tests need the shared/ folder beside the repository (or VAKRA_SHARED)",
-        path.display()
-    );
-    path
+    shared_path(&format!("reference/{relative}"))
 }
 
-pub fn read_json(path: &Path) -> Value {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+/// What this crate's tests do with a temporary data root.
+pub trait RetrievalRoot {
+    fn data_root(&self) -> DataRoot;
+    /// Writes `documents/<domain>.jsonl` from `(id, text)` pairs with the benchmark's metadata.
+    fn write_jsonl(&self, domain: &str, docs: &[(&str, &str)]);
 }
 
-/// A fresh data root in a temporary folder.
-pub struct TempRoot {
-    pub dir: tempfile::TempDir,
-}
-
-impl TempRoot {
-    pub fn new() -> Self {
-        Self {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    pub fn data_root(&self) -> DataRoot {
+impl RetrievalRoot for TempRoot {
+    fn data_root(&self) -> DataRoot {
         DataRoot::new(self.path())
     }
 
-    /// Writes `documents/<domain>.jsonl` from `(id, text)` pairs with the benchmark's metadata.
-    pub fn write_jsonl(&self, domain: &str, docs: &[(&str, &str)]) {
+    fn write_jsonl(&self, domain: &str, docs: &[(&str, &str)]) {
         let lines: Vec<String> = docs
             .iter()
             .map(|(id, text)| {
@@ -71,33 +39,6 @@ impl TempRoot {
             &(lines.join("\n") + "\n"),
         );
     }
-
-    pub fn write_file(&self, relative: &str, contents: &str) {
-        let path = self.path().join(relative);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, contents).expect("write");
-    }
-
-    /// Copies the demo data root's documents and retriever files.
-    pub fn with_demo_data(self) -> Self {
-        for relative in [
-            "documents/library.jsonl",
-            "documents/weather.jsonl",
-            "documents/weather_alerts.jsonl",
-            "retrievers/domain_negatives.json",
-            "retrievers/domain_description_dict.json",
-            "retrievers/default_descriptions.json",
-        ] {
-            let text = std::fs::read_to_string(repo_root().join(relative)).expect("demo file");
-            self.write_file(relative, &text);
-        }
-        self
-    }
-}
-
-/// Tool arguments from a JSON object literal.
-pub fn args(value: Value) -> Map<String, Value> {
-    value.as_object().cloned().expect("an object")
 }
 
 /// The ids of a successful `query_*` text.
