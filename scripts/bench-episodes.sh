@@ -7,6 +7,7 @@ clients=${1:-64}
 seconds=${2:-20}
 cargo build --release -p vakra-cli
 cargo build --release -p vakra-episodes --example episode_load
+target/release/vakra index --root . >/dev/null   # capability 4's retrievers
 log=$(mktemp)
 target/release/vakra serve --root . --episodes demo/tasks --listen 127.0.0.1:0 >"$log" 2>/dev/null &
 server=$!

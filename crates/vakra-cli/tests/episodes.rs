@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::common::{Server, demo_split, report_sample, run_eval_split};
+use crate::common::{Server, demo_root, demo_split, report_sample, run_eval_split};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Map, Value, json};
 use tokio_tungstenite::tungstenite::Message;
@@ -18,17 +18,27 @@ use vakra_test_kit::switches::skip_or_fail;
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-fn episode_server(extra: &[&str]) -> Server {
-    let root = repo_root();
+/// `vakra serve --episodes` of the demo split, on an indexed copy of the demo data root (the
+/// capability-4 retrievers need their indexes).
+struct EpisodeServer {
+    server: Server,
+    root: tempfile::TempDir,
+}
+
+fn episode_server(extra: &[&str]) -> EpisodeServer {
+    let root = demo_root(true);
     let split = demo_split();
     let mut args = vec![
         "--root",
-        root.to_str().unwrap(),
+        root.path().to_str().unwrap(),
         "--episodes",
         split.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    Server::start(&args)
+    EpisodeServer {
+        server: Server::start(&args),
+        root,
+    }
 }
 
 /// An OpenEnv WebSocket connection.
@@ -37,8 +47,11 @@ struct Env {
 }
 
 impl Env {
-    async fn connect(server: &Server) -> Self {
-        let url = format!("{}/openenv/ws", server.base.replace("http://", "ws://"));
+    async fn connect(episodes: &EpisodeServer) -> Self {
+        let url = format!(
+            "{}/openenv/ws",
+            episodes.server.base.replace("http://", "ws://")
+        );
         let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
         Self { socket }
     }
@@ -240,7 +253,7 @@ async fn rewards_equal_what_vakra_eval_gives_the_exported_trajectories() {
         }
         let dir = tempfile::tempdir().unwrap();
         write_predictions(dir.path(), &exported);
-        let (_, report) = run_eval_split(&demo_split(), &repo_root(), dir.path(), &[]);
+        let (_, report) = run_eval_split(&demo_split(), server.root.path(), dir.path(), &[]);
         for (uuid, (capability_dir, reward)) in &rewards {
             let sample = report_sample(&report, capability_of(capability_dir), uuid);
             assert_eq!(
@@ -431,7 +444,7 @@ async fn episodes_are_isolated_and_bounded() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_endpoints_answer_as_openenv_servers_do() {
     let server = episode_server(&["--reward", "partial"]);
-    let url = |path: &str| format!("{}/openenv{path}", server.base);
+    let url = |path: &str| format!("{}/openenv{path}", server.server.base);
     let (status, _, body) = get(&url("/health")).await;
     assert_eq!((status, body.as_str()), (200, r#"{"status":"healthy"}"#));
     let (status, _, body) = get(&url("/metadata")).await;
@@ -498,7 +511,7 @@ fn the_openenv_python_client_plays_the_demo_split() {
     let server = episode_server(&[]);
     let output = std::process::Command::new(python)
         .arg(repo_root().join("tests/python/openenv_episodes_check.py"))
-        .args(["--base", &format!("{}/openenv", server.base)])
+        .args(["--base", &format!("{}/openenv", server.server.base)])
         .arg("--split")
         .arg(demo_split())
         .output()
