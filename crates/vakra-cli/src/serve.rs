@@ -255,11 +255,18 @@ async fn shutdown_signal() {
 }
 
 /// glibc gives every thread that allocates its own malloc arena (up to 8 per core), which on a
-/// busy server multiplies resident memory for no speed gain here; two arenas keep it flat.
+/// busy server multiplies resident memory for no speed gain; two arenas per core keep it flat.
+/// (Two arenas in all were measured to cost the RL episodes about 40% of their throughput on two
+/// cores, from lock contention, for no memory saved: `docs/benchmarks.md`.)
 fn limit_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes an allocator tunable; called before any thread is started.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
+    {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let arenas = i32::try_from(2 * cores).unwrap_or(i32::MAX);
+        // SAFETY: mallopt only changes an allocator tunable; called before any thread is
+        // started.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, arenas);
+        }
     }
 }
