@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use vakra_eval::replay::{CallIssue, ReplaySession};
 use vakra_eval::{Connector, Judging};
 use vakra_runner::Prompts;
-use vakra_runner::opening::{first_messages, switch_universe};
+use vakra_runner::opening::{enter_universe, first_messages};
 
 use crate::protocol::{Action, ResetData, tool_json};
 use crate::reward::{RecordedCall, RewardMode, judge, prediction_record};
@@ -84,17 +84,9 @@ impl Episode {
             .open(s.capability, &s.domain, setup.call_timeout)
             .await
             .map_err(EpisodeError::Session)?;
-        let initial = if session.has_tool("get_data") {
-            let peek = switch_universe(&session, &s.uuid)
-                .await
-                .map_err(EpisodeError::Session)?;
-            if setup.fix_quirks {
-                session.relist().await.map_err(EpisodeError::Session)?;
-            }
-            Some(peek)
-        } else {
-            None
-        };
+        let initial = enter_universe(&mut session, &s.uuid, setup.fix_quirks)
+            .await
+            .map_err(EpisodeError::Session)?;
         let id = data
             .episode_id
             .clone()

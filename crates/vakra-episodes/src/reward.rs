@@ -10,6 +10,7 @@ use vakra_eval::judges::exact::{self, ExactMode};
 use vakra_eval::records::parse_record;
 use vakra_eval::report::SampleReport;
 use vakra_eval::{Judging, Sample, judge_sample};
+use vakra_runner::opening::submission_record;
 
 use crate::split::SplitSample;
 
@@ -66,23 +67,18 @@ pub struct RecordedCall {
 /// The trajectory as a prediction record in the submission format (`vakra run`'s, so that
 /// `vakra eval` reads it back).
 pub fn prediction_record(sample: &SplitSample, calls: &[RecordedCall], answer: &Value) -> Value {
-    let calls: Vec<Value> = calls
+    let calls = calls
         .iter()
         .map(|c| json!({"name": c.name, "arguments": c.arguments}))
         .collect();
-    let s = &sample.sample;
-    json!({
-        "uuid": s.uuid,
-        "domain": s.domain,
-        "status": "success",
-        "error": "",
-        "output": [{
-            "turn_id": s.turn_id,
-            "query": s.query,
-            "answer": answer,
-            "sequence": {"tool_call": calls},
-        }],
-    })
+    Value::Object(submission_record(
+        &sample.sample,
+        "success",
+        "",
+        None,
+        answer,
+        calls,
+    ))
 }
 
 /// Judges a prediction record against the sample's ground truth.

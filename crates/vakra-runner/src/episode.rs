@@ -9,7 +9,7 @@ use vakra_chat::{ChatClient, Usage};
 use vakra_eval::replay::{Connector, ReplaySession};
 
 use crate::agent::{AgentRun, Conversation, Ending, Limits, run_agent};
-use crate::opening::{first_messages, switch_universe};
+use crate::opening::{enter_universe, first_messages, submission_record};
 use crate::prompts::Prompts;
 use crate::sample::Sample;
 use crate::shortlist::{Ranker, ToolText};
@@ -87,15 +87,7 @@ async fn prepare_and_run(
     deadline: Instant,
     shortlisted: &mut Vec<String>,
 ) -> Result<AgentRun, String> {
-    let initial = if session.has_tool("get_data") {
-        let peek = switch_universe(session, &sample.uuid).await?;
-        if setup.fix_quirks {
-            session.relist().await?;
-        }
-        Some(peek)
-    } else {
-        None
-    };
+    let initial = enter_universe(session, &sample.uuid, setup.fix_quirks).await?;
     let tools = session.tools();
     let texts: Vec<ToolText<'_>> = tools
         .iter()
@@ -183,21 +175,17 @@ fn finish(
     let usage = run.as_ref().map(|r| r.usage).unwrap_or_default();
     let status = if error.is_none() { "success" } else { "error" };
     let error_text = error.clone().unwrap_or_default();
-    let record = json!({
-        "uuid": sample.uuid,
-        "domain": sample.domain,
-        "status": status,
-        "error": error_text,
-        "duration_s": duration_s,
-        "output": [{
-            "turn_id": sample.turn_id,
-            "query": sample.query,
-            "answer": answer,
-            "sequence": {"tool_call": calls},
-        }],
-        "trial": trial,
-        "usage": usage,
-    });
+    let mut record = submission_record(
+        sample,
+        status,
+        &error_text,
+        Some(duration_s),
+        &Value::String(answer),
+        calls,
+    );
+    record.insert("trial".into(), json!(trial));
+    record.insert("usage".into(), json!(usage));
+    let record = Value::Object(record);
     let tools_entry = json!({
         "uuid": sample.uuid,
         "domain": sample.domain,

@@ -1,6 +1,7 @@
-//! The start of a sample's conversation, as the reference's runner builds it (spec §6.4):
-//! capability 1's switch to the sample's universe (`get_data`) and the first messages —
-//! shared by `vakra run`'s agent and the RL episodes, which hand them to a trainer's model.
+//! The start and the end of a sample, as the reference's runner makes them (spec §6.4):
+//! capability 1's switch to the sample's universe (`get_data`), the first messages, and the
+//! record in the submission format — shared by `vakra run`'s agent and the RL episodes, which
+//! hand the start to a trainer's model and export the record for the reward.
 
 use serde_json::{Value, json};
 use vakra_eval::replay::{CallIssue, ReplaySession};
@@ -8,12 +9,27 @@ use vakra_eval::replay::{CallIssue, ReplaySession};
 use crate::prompts::Prompts;
 use crate::sample::Sample;
 
+/// What the reference's runner does to a fresh session before its agent starts: on a
+/// capability-1 server (one listing `get_data`), switch to the sample's universe; with the quirk
+/// fixed, list the tools again afterwards. The handle and peek, when there was a switch.
+pub async fn enter_universe(
+    session: &mut ReplaySession,
+    uuid: &str,
+    fix_quirks: bool,
+) -> Result<Option<(String, Value)>, String> {
+    if !session.has_tool("get_data") {
+        return Ok(None);
+    }
+    let peek = switch_universe(session, uuid).await?;
+    if fix_quirks {
+        session.relist().await?;
+    }
+    Ok(Some(peek))
+}
+
 /// Capability 1: `get_data(tool_universe_id=<uuid>)`; the handle and peek it returns, or the
 /// error the reference's runner raises.
-pub async fn switch_universe(
-    session: &ReplaySession,
-    uuid: &str,
-) -> Result<(String, Value), String> {
+async fn switch_universe(session: &ReplaySession, uuid: &str) -> Result<(String, Value), String> {
     let response = session
         .call("get_data", &json!({"tool_universe_id": uuid}))
         .await;
@@ -64,6 +80,37 @@ fn parse_python_json(text: &str) -> Result<Value, serde_json::Error> {
             serde_json::from_str(&cleaned).map_err(|_| first)
         }
     }
+}
+
+/// A sample's record in the submission format: `uuid`, `domain`, `status`, `error`, the run's
+/// `duration_s` when given, and the scored turn's answer and calls (`vakra run` adds its own keys
+/// after these; the episodes export it as is).
+pub fn submission_record(
+    sample: &Sample,
+    status: &str,
+    error: &str,
+    duration_s: Option<f64>,
+    answer: &Value,
+    calls: Vec<Value>,
+) -> serde_json::Map<String, Value> {
+    let mut record = serde_json::Map::new();
+    record.insert("uuid".into(), json!(sample.uuid));
+    record.insert("domain".into(), json!(sample.domain));
+    record.insert("status".into(), json!(status));
+    record.insert("error".into(), json!(error));
+    if let Some(duration_s) = duration_s {
+        record.insert("duration_s".into(), json!(duration_s));
+    }
+    record.insert(
+        "output".into(),
+        json!([{
+            "turn_id": sample.turn_id,
+            "query": sample.query,
+            "answer": answer,
+            "sequence": {"tool_call": calls},
+        }]),
+    );
+    record
 }
 
 /// The conversation's start (spec §6.4).
