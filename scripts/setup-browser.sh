@@ -9,11 +9,4 @@ if [[ ! -x /usr/bin/chromium ]]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
 fi
-dir=tests/browser
-stamp="$dir/node_modules/.package-lock.stamp"
-if [[ -f $stamp ]] && cmp -s "$dir/package-lock.json" "$stamp"; then
-  exit 0
-fi
-npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
-cp "$dir/package-lock.json" "$stamp"
-echo "browser test tooling installed in $dir/node_modules"
+exec bash scripts/setup-npm.sh tests/browser
