@@ -11,8 +11,9 @@ use vakra_mcp::ServerOptions;
 #[derive(Args, Clone)]
 pub struct ServerArgs {
     /// Open each session on an MCP server started over stdio instead of the built-in servers;
+    /// split into words as a POSIX shell would (quotes and backslashes), not run by a shell;
     /// `{capability}` and `{domain}` are filled in, and the child gets CAPABILITY_ID and
-    /// MCP_DOMAIN (e.g. "vakra mcp --root R").
+    /// MCP_DOMAIN (e.g. "vakra mcp --root R"). Its stderr is discarded.
     #[arg(long = "server-command", conflicts_with = "server_url")]
     pub server_command: Option<String>,
     /// Open each session on a streamable-HTTP MCP endpoint, e.g.
@@ -25,7 +26,11 @@ impl ServerArgs {
     pub fn connector(&self, options: ServerOptions) -> anyhow::Result<Connector> {
         Ok(match (&self.server_command, &self.server_url) {
             (Some(command), _) => {
-                let mut words = command.split_whitespace().map(str::to_owned);
+                let mut words = shlex::split(command)
+                    .with_context(|| {
+                        format!("--server-command {command:?} has an unclosed quote or escape")
+                    })?
+                    .into_iter();
                 let program = words.next().context("--server-command is empty")?;
                 Connector::Command {
                     program,

@@ -142,13 +142,9 @@ fn run(args: EvalArgs) -> anyhow::Result<()> {
         prices: prices(&args)?,
         shard: args.shard,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = crate::runtime::build(None)?;
     let report = runtime.block_on(vakra_eval::run(config));
-    // Calls the replay gave up on may still run on blocking threads: they must not hold the
-    // exit once the report is written.
-    runtime.shutdown_background();
+    crate::runtime::close(runtime);
     anyhow::ensure!(
         report.timing.samples > 0 || !report.capabilities.is_empty(),
         "no ground-truth samples under {} (expected capability_<n>_<name>/output/<domain>.json)",

@@ -16,6 +16,7 @@ mod logging;
 mod mcp;
 mod predictions_file;
 mod run;
+mod runtime;
 mod serve;
 mod serve_guard;
 mod tools;

@@ -24,14 +24,11 @@ pub fn run(args: McpArgs) -> anyhow::Result<()> {
     args.trace.apply(&mut options)?;
     let spec = SessionSpec::new(capability, &args.domain);
     let server = EnvServer::open(&spec, &options)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = crate::runtime::build(Some(2))?;
     let served = runtime.block_on(vakra_mcp::serve_stdio(server, &spec, &options));
     // Work of stopped calls still on blocking threads (a statement before it notices) and the
     // stdin reader must not hold the exit once the client is gone.
-    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    crate::runtime::close(runtime);
     served?;
     Ok(())
 }

@@ -161,10 +161,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         prices: args.price_in.zip(args.price_out),
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let summary = runtime.block_on(vakra_runner::run(plan, setup))?;
+    let runtime = crate::runtime::build(None)?;
+    let summary = runtime.block_on(vakra_runner::run(plan, setup));
+    crate::runtime::close(runtime);
+    let summary = summary?;
     let run_file = args.out.join("run.json");
     let record = serde_json::json!({
         "model": args.model,

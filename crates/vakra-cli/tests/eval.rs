@@ -908,8 +908,10 @@ fn servers_that_never_answer_are_timed_out_and_reported() {
         &[
             "--capability",
             "2",
+            // Quoted as in a shell; the server leaves a process of its own behind, which
+            // must not hold `vakra eval`'s output open once it is done.
             "--server-command",
-            "sleep 30",
+            "sh -c 'sleep 25 & exec sleep 25'",
             "--call-timeout-secs",
             "0.5",
         ],

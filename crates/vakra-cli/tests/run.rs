@@ -823,6 +823,18 @@ fn bad_arguments_and_inputs_get_clear_errors() {
         let output = run(root.path(), &demo_split(), out.path(), url, bad);
         assert!(!output.status.success(), "{bad:?} accepted");
     }
+    let unclosed = run(
+        root.path(),
+        &demo_split(),
+        out.path(),
+        url,
+        &["--server-command", "vakra mcp --root 'R"],
+    );
+    let stderr = String::from_utf8_lossy(&unclosed.stderr);
+    assert!(
+        !unclosed.status.success() && stderr.contains("unclosed quote"),
+        "{stderr}"
+    );
     // A split whose file is not JSON names it.
     let split = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(split.path().join("capability_2_x/input")).unwrap();

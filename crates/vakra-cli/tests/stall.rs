@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{Server, demo_root, http_session, try_call};
+use crate::common::{Server, busy_core_turn, demo_root, http_session, try_call};
 use serde_json::{Value, json};
 use vakra_test_kit::http::get;
 use vakra_test_kit::mcp::McpClient;
@@ -130,6 +130,7 @@ fn serve() -> (tempfile::TempDir, Server) {
 
 #[tokio::test]
 async fn a_like_of_300000_percent_signs_stalls_nobody() {
+    let _turn = busy_core_turn().await;
     let (_root, server) = serve();
     let (client, books) = many_books(&server, 2).await;
     let pattern = "%".repeat(300_000);
@@ -140,6 +141,7 @@ async fn a_like_of_300000_percent_signs_stalls_nobody() {
 
 #[tokio::test]
 async fn a_backreference_over_concatenated_tables_stalls_nobody() {
+    let _turn = busy_core_turn().await;
     let (_root, server) = serve();
     let (client, books) = many_books(&server, 8).await;
     let arguments = json!({"data_label": books, "key_name": "title",
@@ -149,6 +151,7 @@ async fn a_backreference_over_concatenated_tables_stalls_nobody() {
 
 #[tokio::test]
 async fn fuzzy_matching_a_huge_unknown_id_stalls_nobody() {
+    let _turn = busy_core_turn().await;
     let (_root, server) = serve();
     let client = http_session(&server, "3", "bpo").await;
     let id = "7Q".repeat(1_950_000);
@@ -182,6 +185,7 @@ async fn fuzzy_matching_a_huge_unknown_id_stalls_nobody() {
 /// session lives on.
 #[tokio::test]
 async fn idle_expiry_waits_for_the_call_in_flight() {
+    let _turn = busy_core_turn().await;
     let root = demo_root(false);
     let limit = LIMIT_SECS.to_string();
     let server = Server::start(&[

@@ -101,9 +101,13 @@ impl Connector {
                         .args(args.iter().map(|a| fill(a)))
                         .env("CAPABILITY_ID", capability.to_string())
                         .env("MCP_DOMAIN", domain)
-                        .stderr(std::process::Stdio::null())
                         .kill_on_drop(true);
-                    let transport = TokioChildProcess::new(command)
+                    // The builder's default passes the server's stderr through, which would
+                    // hold the caller's stderr open for as long as the server (or anything it
+                    // started) lives.
+                    let (transport, _) = TokioChildProcess::builder(command)
+                        .stderr(std::process::Stdio::null())
+                        .spawn()
                         .map_err(|e| format!("cannot start {program}: {e}"))?;
                     ().serve(transport).await.map_err(|e| e.to_string())
                 }

@@ -14,6 +14,14 @@ use vakra_test_kit::python::run_check;
 use vakra_test_kit::root::TempRoot;
 use vakra_test_kit::switches::skip_or_fail;
 
+/// Held by the tests that keep a core busy on purpose for seconds while they time how others
+/// answer (`stall`): one such test at a time, so that on a two-core machine their time bounds
+/// measure the server, not each other.
+pub async fn busy_core_turn() -> tokio::sync::MutexGuard<'static, ()> {
+    static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    TURN.lock().await
+}
+
 pub fn vakra() -> Command {
     Command::new(env!("CARGO_BIN_EXE_vakra"))
 }
