@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use vakra_episodes::{EpisodeLimits, EpisodeSetup, RewardMode, Split};
-use vakra_eval::{Connector, InProcess};
+use vakra_eval::{Connector, GroundTruthMemo, InProcess};
 use vakra_mcp::ServerOptions;
 
 #[derive(Args)]
@@ -56,9 +56,12 @@ impl EpisodeArgs {
         }
         let connector = Connector::InProcess(Arc::new(InProcess::new(options.clone())));
         let root = options.root.path().to_owned();
-        let judging = self
+        let mut judging = self
             .judge
             .judging(connector.clone(), &root, options.fix_quirks, true)?;
+        // Every trajectory of a sample is judged against the same ground truth, whose replay
+        // on the project's own servers gives the same answers each time.
+        judging.ground_truth_memo = Some(GroundTruthMemo::default());
         tracing::info!(
             "episodes: {} samples of {} at /openenv (reward: {})",
             split.len(),

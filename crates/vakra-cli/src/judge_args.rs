@@ -122,6 +122,7 @@ impl JudgeArgs {
             call_timeout: self.call_timeout_secs,
             fix_quirks,
             include_responses,
+            ground_truth_memo: None,
         })
     }
 }

@@ -1,5 +1,7 @@
-//! The log on stderr: `RUST_LOG` or a per-command default level, colour codes only on a
-//! terminal, and without the warning rmcp logs when a client probes for a protocol version
+//! The log on stderr: `RUST_LOG` or a per-command default level (rmcp's own at warnings: it
+//! writes seven lines for every session, and the evaluator and the RL episodes open sessions
+//! by the hundred per second), colour codes only on a terminal, and without the warning rmcp
+//! logs when a client probes for a protocol version
 //! this server does not speak (every `mcp` 2.x client tries `2026-07-28` first, then falls
 //! back to `initialize`): that line shows only when debug logging is on.
 
@@ -15,8 +17,9 @@ use tracing_subscriber::layer::{Context, Filter, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
 pub fn init(default_level: &str) {
-    let levels = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    let levels = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!("{default_level},rmcp=warn"))
+    });
     let debug = levels
         .max_level_hint()
         .is_some_and(|max| max >= LevelFilter::DEBUG);

@@ -31,6 +31,12 @@ use vakra_catalog::DataRoot;
 use vakra_mcp::ServerOptions;
 use vakra_retrieval::{RetrieverOptions, SearchMode};
 
+/// mimalloc rather than glibc's malloc: the servers allocate many short-lived JSON values from
+/// many threads, where glibc's malloc took about a third of the RL episodes' CPU time
+/// (docs/benchmarks.md, "RL episodes").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "vakra",

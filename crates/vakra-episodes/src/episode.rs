@@ -9,7 +9,7 @@ use vakra_eval::{Connector, Judging};
 use vakra_runner::Prompts;
 use vakra_runner::opening::{enter_universe, first_messages};
 
-use crate::protocol::{Action, ResetData, tool_json};
+use crate::protocol::{Action, ResetData, object, tool_json};
 use crate::reward::{RecordedCall, RewardMode, judge, prediction_record};
 use crate::split::{Pick, PickError, Split, SplitSample};
 
@@ -93,19 +93,28 @@ impl Episode {
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let policy = (s.capability == 4 && !matches!(s.additional_instructions.as_str(), "" | " "))
             .then(|| s.additional_instructions.clone());
-        let observation = json!({
-            "episode_id": id,
-            "uuid": s.uuid,
-            "capability": s.capability,
-            "domain": s.domain,
-            "query": s.query,
-            "messages": first_messages(&setup.prompts, setup.fix_quirks, s, initial.as_ref()),
-            "policy": policy,
+        let messages = first_messages(&setup.prompts, setup.fix_quirks, s, initial.as_ref());
+        let observation = object([
+            ("episode_id", id.as_str().into()),
+            ("uuid", s.uuid.as_str().into()),
+            ("capability", s.capability.into()),
+            ("domain", s.domain.as_str().into()),
+            ("query", s.query.as_str().into()),
+            ("messages", messages.into()),
+            ("policy", policy.into()),
             // Capability 1: the `get_data` answer (the starting table's handle and peek).
-            "universe": initial.as_ref().map(|(_, peek)| peek),
-            "tools": session.tools().iter().map(tool_json).collect::<Vec<_>>(),
-            "seed": seed,
-        });
+            ("universe", initial.map(|(_, peek)| peek).into()),
+            (
+                "tools",
+                session
+                    .tools()
+                    .iter()
+                    .map(tool_json)
+                    .collect::<Vec<_>>()
+                    .into(),
+            ),
+            ("seed", seed.into()),
+        ]);
         Ok(Reset {
             episode: Episode {
                 id,
@@ -131,7 +140,7 @@ impl Episode {
         self.steps += 1;
         let mut step = match action {
             Action::ListTools => Step {
-                observation: json!({"tools": self.list_tools().await?}),
+                observation: object([("tools", self.list_tools().await?.into())]),
                 reward: Some(0.0),
                 done: false,
             },
@@ -144,7 +153,11 @@ impl Episode {
                     Err(issue) => (Value::Null, tool_error(&issue)),
                 };
                 Step {
-                    observation: json!({"tool_name": tool_name, "result": result, "error": error}),
+                    observation: object([
+                        ("tool_name", tool_name.into()),
+                        ("result", result),
+                        ("error", error),
+                    ]),
                     reward: Some(0.0),
                     done: false,
                 }
@@ -176,7 +189,11 @@ impl Episode {
             Some("tools/list") => match self.session.relist().await {
                 Ok(()) => {
                     let tools = serde_json::to_value(self.session.tools()).unwrap_or_default();
-                    json!({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}})
+                    object([
+                        ("jsonrpc", "2.0".into()),
+                        ("id", id.clone()),
+                        ("result", object([("tools", tools)])),
+                    ])
                 }
                 Err(message) => error(-32603, message),
             },
@@ -194,7 +211,11 @@ impl Episode {
                 };
                 self.steps += 1;
                 let answer = match self.call(name, arguments).await {
-                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    Ok(result) => object([
+                        ("jsonrpc", "2.0".into()),
+                        ("id", id.clone()),
+                        ("result", result),
+                    ]),
                     Err(CallIssue::ErrorResult(message) | CallIssue::Failure(message)) => {
                         error(-32603, message)
                     }
@@ -261,14 +282,17 @@ impl Episode {
             .map_err(EpisodeError::Reward)?;
         self.reward = Some(reward.value);
         Ok(Step {
-            observation: json!({
-                "answer": answer,
-                "truncated": truncated,
-                "reward_mode": reward.mode,
-                "recovered": reward.recovered,
-                "verdict": reward.verdict,
-                "prediction": prediction,
-            }),
+            observation: object([
+                ("answer", answer),
+                ("truncated", truncated.into()),
+                ("reward_mode", reward.mode.into()),
+                ("recovered", json!(reward.recovered)),
+                (
+                    "verdict",
+                    serde_json::to_value(&reward.verdict).unwrap_or_default(),
+                ),
+                ("prediction", prediction),
+            ]),
             reward: Some(reward.value),
             done: true,
         })

@@ -5,13 +5,14 @@
 //! comparison the exact-match judge uses.
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use vakra_eval::judges::exact::{self, ExactMode};
 use vakra_eval::records::parse_record;
 use vakra_eval::report::SampleReport;
 use vakra_eval::{Judging, Sample, judge_sample};
 use vakra_runner::opening::submission_record;
 
+use crate::protocol::object;
 use crate::split::SplitSample;
 
 /// Which number the reward is.
@@ -69,7 +70,12 @@ pub struct RecordedCall {
 pub fn prediction_record(sample: &SplitSample, calls: &[RecordedCall], answer: &Value) -> Value {
     let calls = calls
         .iter()
-        .map(|c| json!({"name": c.name, "arguments": c.arguments}))
+        .map(|c| {
+            object([
+                ("name", c.name.as_str().into()),
+                ("arguments", Value::Object(c.arguments.clone())),
+            ])
+        })
         .collect();
     Value::Object(submission_record(
         &sample.sample,

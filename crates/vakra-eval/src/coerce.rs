@@ -5,7 +5,7 @@
 use serde_json::{Map, Number, Value};
 
 /// Coerces the arguments whose names the schema's `properties` list; others pass unchanged.
-pub fn coerce_arguments(arguments: &mut Map<String, Value>, schema: &Value) {
+pub fn coerce_arguments(arguments: &mut Map<String, Value>, schema: &Map<String, Value>) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
@@ -46,7 +46,7 @@ fn coerce_value(value: &mut Value, schema: &Value) {
             None
         }
         Some("object") => {
-            if let Value::Object(map) = value {
+            if let (Value::Object(map), Some(schema)) = (&mut *value, schema.as_object()) {
                 coerce_arguments(map, schema);
             }
             None
@@ -118,7 +118,8 @@ mod tests {
         let Value::Object(mut map) = arguments else {
             unreachable!()
         };
-        coerce_arguments(&mut map, &json!({ "properties": properties }));
+        let schema = json!({ "properties": properties });
+        coerce_arguments(&mut map, schema.as_object().unwrap());
         Value::Object(map)
     }
 

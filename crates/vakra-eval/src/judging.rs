@@ -4,11 +4,13 @@
 //! it for a whole split; the RL episodes run it for one trajectory.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use vakra_chaining::LegacyTranslator;
 
+use crate::ground_truth_memo::GroundTruthMemo;
 use crate::judges::exact::{self, ExactMode, Normalization};
 use crate::judges::llm::{self, LlmClient, Prompts};
 use crate::judges::{GroundednessMode, answer, answer_text, grounded, policy};
@@ -40,6 +42,9 @@ pub struct Judging {
     pub fix_quirks: bool,
     /// Keep each sample's compared tool responses in the report (for debugging).
     pub include_responses: bool,
+    /// Keep ground-truth replays for samples judged again (the RL episodes); `None` replays
+    /// the ground truth every time, as `vakra eval` does.
+    pub ground_truth_memo: Option<GroundTruthMemo>,
 }
 
 /// One sample to evaluate.
@@ -56,14 +61,36 @@ pub struct Sample {
 
 /// What one side's replay produced: the calls as sent (legacy names translated) and the
 /// responses, per turn.
-struct Replayed {
-    calls: Vec<Vec<Call>>,
-    responses: Vec<Vec<Value>>,
+pub(crate) struct Replayed {
+    pub(crate) calls: Vec<Vec<Call>>,
+    pub(crate) responses: Vec<Vec<Value>>,
     /// Capability 4: the retriever calls' live answers (documents with their ids and metadata,
     /// as the agent saw them), per turn; the compared `responses` keep only the texts.
-    retrieved: Vec<Vec<String>>,
-    problems: Vec<String>,
-    counts: ReplayCounts,
+    pub(crate) retrieved: Vec<Vec<String>>,
+    pub(crate) problems: Vec<String>,
+    pub(crate) counts: ReplayCounts,
+}
+
+impl Replayed {
+    /// The bytes of text it holds, roughly (for [`GroundTruthMemo`]'s bound).
+    pub(crate) fn size(&self) -> usize {
+        let responses: usize = self.responses.iter().flatten().map(value_size).sum();
+        let retrieved: usize = self.retrieved.iter().flatten().map(String::len).sum();
+        let calls: usize = self
+            .calls
+            .iter()
+            .flatten()
+            .map(|c| c.name.len() + value_size(&c.arguments))
+            .sum();
+        responses + retrieved + calls + self.problems.iter().map(String::len).sum::<usize>()
+    }
+}
+
+fn value_size(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        other => other.to_string().len(),
+    }
 }
 
 /// Capability 4's weighting: the ground truth's scored turn uses both a retriever and an API.
@@ -153,7 +180,7 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
 
     let (pred_replay, gt_replay) = tokio::join!(
         replay(config, &sample, &pred, false),
-        replay(config, &sample, &sample.gt, true),
+        replay_ground_truth(config, &sample),
     );
     report.problems.extend(
         pred_replay
@@ -344,6 +371,19 @@ fn empty_turn() -> Turn {
         unnamed_calls: 0,
         lists_calls: false,
     }
+}
+
+/// Replays the ground truth, or takes its kept replay.
+async fn replay_ground_truth(config: &Judging, sample: &Sample) -> Arc<Replayed> {
+    let Some(memo) = &config.ground_truth_memo else {
+        return Arc::new(replay(config, sample, &sample.gt, true).await);
+    };
+    if let Some(kept) = memo.get(sample.capability, &sample.domain, &sample.gt) {
+        return kept;
+    }
+    let replayed = Arc::new(replay(config, sample, &sample.gt, true).await);
+    memo.keep(sample.capability, &sample.domain, &sample.gt, &replayed);
+    replayed
 }
 
 /// Replays one side of a sample in a fresh session: every turn's calls in order.

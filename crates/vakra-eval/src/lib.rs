@@ -19,6 +19,7 @@ pub mod bundle;
 pub mod coerce;
 pub mod diff;
 pub mod evaluate;
+pub mod ground_truth_memo;
 pub mod judges;
 pub mod judging;
 pub mod merge;
@@ -33,6 +34,7 @@ pub mod trials;
 pub mod validate;
 
 pub use evaluate::{EvalConfig, run};
+pub use ground_truth_memo::GroundTruthMemo;
 pub use judging::{Judging, Sample, judge_sample};
 pub use merge::{MergeError, merge};
 pub use operation_ids::read_operation_id_map;

@@ -1,20 +1,25 @@
-//! Where replayed calls go: the project's own servers in-process (a real MCP session over an
-//! in-memory pipe, so agents' and the evaluator's view are the same), any MCP server started
-//! as a command (stdio), or one reached by URL (streamable HTTP). Every sample gets fresh
-//! sessions, so no state (capability-1 handles, BPO counters) leaks between samples.
+//! Where replayed calls go: the project's own servers in-process (a real MCP session whose
+//! JSON-RPC messages pass through in-memory queues, so agents' and the evaluator's view are
+//! the same), any MCP server started as a command (stdio), or one reached by URL (streamable
+//! HTTP). Every sample gets fresh sessions, so no state (capability-1 handles, BPO counters)
+//! leaks between samples.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::channel::mpsc;
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value};
 use vakra_mcp::{Capability, EnvServer, ServerOptions, SessionSpec};
 
 use crate::coerce::coerce_arguments;
+
+/// Messages an in-process session's queues hold before the sender waits.
+const IN_PROCESS_QUEUE: usize = 16;
 
 /// How sessions are opened.
 #[derive(Clone)]
@@ -87,13 +92,19 @@ impl Connector {
             match self {
                 Connector::InProcess(servers) => {
                     let server = servers.server(capability, domain)?;
-                    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+                    // JSON-RPC messages handed over as they are: the same session as over a
+                    // pipe without encoding and parsing every message (which took a third of
+                    // the RL episodes' time, docs/benchmarks.md).
+                    let (to_server, from_client) = mpsc::channel(IN_PROCESS_QUEUE);
+                    let (to_client, from_server) = mpsc::channel(IN_PROCESS_QUEUE);
                     tokio::spawn(async move {
-                        if let Ok(running) = server.serve(server_end).await {
+                        if let Ok(running) = server.serve((to_client, from_client)).await {
                             let _ = running.waiting().await;
                         }
                     });
-                    ().serve(client_end).await.map_err(|e| e.to_string())
+                    ().serve((to_server, from_server))
+                        .await
+                        .map_err(|e| e.to_string())
                 }
                 Connector::Command { program, args } => {
                     let mut command = tokio::process::Command::new(program);
@@ -134,15 +145,10 @@ impl Connector {
     }
 }
 
-fn schemas_of(tools: &[Tool]) -> HashMap<String, Value> {
+fn schemas_of(tools: &[Tool]) -> HashMap<String, Arc<JsonObject>> {
     tools
         .iter()
-        .map(|tool| {
-            (
-                tool.name.to_string(),
-                Value::Object((*tool.input_schema).clone()),
-            )
-        })
+        .map(|tool| (tool.name.to_string(), Arc::clone(&tool.input_schema)))
         .collect()
 }
 
@@ -171,7 +177,7 @@ pub enum CallIssue {
 pub struct ReplaySession {
     client: RunningService<RoleClient, ()>,
     tools: Vec<Tool>,
-    schemas: HashMap<String, Value>,
+    schemas: HashMap<String, Arc<JsonObject>>,
     call_timeout: Duration,
 }
 

@@ -31,6 +31,8 @@
 //!   supports nor fails the answer. The answer is grounded when no item is unsupported and at
 //!   least one is supported.
 
+use std::cell::OnceCell;
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -96,10 +98,11 @@ struct Support {
     texts: Vec<String>,
     /// Normalised error responses.
     errors: Vec<String>,
-    /// Every number written in them.
-    numbers: Vec<f64>,
-    /// Every word in them, lower-cased.
-    words: std::collections::HashSet<String>,
+    /// Every number written in them (read when first needed: most answers are found
+    /// written as they are).
+    numbers: OnceCell<Vec<f64>>,
+    /// Every word in them, lower-cased (read when first needed).
+    words: OnceCell<HashSet<String>>,
 }
 
 impl Support {
@@ -119,17 +122,26 @@ impl Support {
                 texts.extend(normal);
             }
         }
-        let numbers = texts
-            .iter()
-            .flat_map(|t| numbers_in(t).into_iter().map(|n| n.value))
-            .collect();
-        let words = texts.iter().flat_map(|t| words(t)).collect();
         Self {
             texts,
             errors,
-            numbers,
-            words,
+            numbers: OnceCell::new(),
+            words: OnceCell::new(),
         }
+    }
+
+    fn numbers(&self) -> &[f64] {
+        self.numbers.get_or_init(|| {
+            self.texts
+                .iter()
+                .flat_map(|t| numbers_in(t).into_iter().map(|n| n.value))
+                .collect()
+        })
+    }
+
+    fn words(&self) -> &HashSet<String> {
+        self.words
+            .get_or_init(|| self.texts.iter().flat_map(|t| words(t)).collect())
     }
 
     fn written(&self, needle: &str) -> bool {
@@ -164,7 +176,7 @@ impl Support {
             } else {
                 &["false", "no"]
             };
-            if !wanted.iter().any(|w| self.words.contains(*w)) {
+            if !wanted.iter().any(|w| self.words().contains(*w)) {
                 missing.push(if truth { "yes" } else { "no" }.to_owned());
             }
         }
@@ -173,7 +185,7 @@ impl Support {
                 continue;
             }
             values += 1;
-            if !self.words.contains(&name) {
+            if !self.words().contains(&name) {
                 missing.push(name);
             }
         }
@@ -187,7 +199,7 @@ impl Support {
     }
 
     fn has_number(&self, number: &Number) -> bool {
-        self.numbers.iter().any(|&got| {
+        self.numbers().iter().any(|&got| {
             close(got, number.value)
                 || rounds_to(got, number.value, number.decimals)
                 || (number.percent
