@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::judging::Replayed;
 use crate::records::Record;
+use crate::replayed::Replayed;
 
 /// The default bound on the kept replays' text, in bytes.
 pub const DEFAULT_MEMO_BYTES: usize = 256 << 20;

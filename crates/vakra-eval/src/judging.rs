@@ -16,6 +16,7 @@ use crate::judges::llm::{self, LlmClient, Prompts};
 use crate::judges::{GroundednessMode, answer, answer_text, grounded, policy};
 use crate::records::{Call, Record, Turn};
 use crate::replay::{CallIssue, Connector, ReplaySession};
+use crate::replayed::Replayed;
 use crate::report::{
     self, CallReport, Calls, DecidedBy, Judges, MULTI_SOURCE_WEIGHT, ReplayCounts, ReplaySummary,
     Responses, SampleReport,
@@ -57,40 +58,6 @@ pub struct Sample {
     pub problems: Vec<String>,
     /// The prediction's trial (`vakra run --trials`).
     pub trial: Option<u32>,
-}
-
-/// What one side's replay produced: the calls as sent (legacy names translated) and the
-/// responses, per turn.
-pub(crate) struct Replayed {
-    pub(crate) calls: Vec<Vec<Call>>,
-    pub(crate) responses: Vec<Vec<Value>>,
-    /// Capability 4: the retriever calls' live answers (documents with their ids and metadata,
-    /// as the agent saw them), per turn; the compared `responses` keep only the texts.
-    pub(crate) retrieved: Vec<Vec<String>>,
-    pub(crate) problems: Vec<String>,
-    pub(crate) counts: ReplayCounts,
-}
-
-impl Replayed {
-    /// The bytes of text it holds, roughly (for [`GroundTruthMemo`]'s bound).
-    pub(crate) fn size(&self) -> usize {
-        let responses: usize = self.responses.iter().flatten().map(value_size).sum();
-        let retrieved: usize = self.retrieved.iter().flatten().map(String::len).sum();
-        let calls: usize = self
-            .calls
-            .iter()
-            .flatten()
-            .map(|c| c.name.len() + value_size(&c.arguments))
-            .sum();
-        responses + retrieved + calls + self.problems.iter().map(String::len).sum::<usize>()
-    }
-}
-
-fn value_size(value: &Value) -> usize {
-    match value {
-        Value::String(s) => s.len(),
-        other => other.to_string().len(),
-    }
 }
 
 /// Capability 4's weighting: the ground truth's scored turn uses both a retriever and an API.

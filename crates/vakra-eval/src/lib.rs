@@ -27,6 +27,7 @@ pub mod operation_ids;
 pub mod records;
 pub mod render;
 pub mod replay;
+mod replayed;
 pub mod report;
 pub mod shard;
 pub mod taxonomy;
