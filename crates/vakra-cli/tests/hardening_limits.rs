@@ -147,32 +147,39 @@ fn over_long_stdio_lines_get_an_error_with_their_id() {
         session.send(line);
     }
     session.send(r#"{"jsonrpc":"2.0","id":43,"method":"tools/list"}"#);
-    let mut errors = Vec::new();
-    loop {
+    // The transport writes its own error answers beside the service's, so the listing may
+    // come before the last of them.
+    let (mut errors, mut listed) = (Vec::new(), false);
+    while !listed || errors.len() < lines.len() {
         let answer = session.answer();
         if answer["id"] == 43 {
             assert!(answer["result"]["tools"].as_array().unwrap().len() > 1);
-            break;
+            listed = true;
+        } else {
+            errors.push((answer["id"].clone(), answer["error"].clone()));
         }
-        errors.push((answer["id"].clone(), answer["error"].clone()));
     }
     let error = |bytes: usize| {
         json!({"code": -32600, "message": format!(
             "Invalid request: the message is {bytes} bytes long, more than this server's \
              limit of 16777216 bytes for one line over stdio")})
     };
-    assert_eq!(
-        errors,
-        vec![
-            (json!(42), error(lines[0].len())),
-            (json!("last"), error(lines[1].len())),
-            (Value::Null, error(lines[2].len())),
-        ]
-    );
-    // 85 MiB were sent; what was held is the 16 MiB line buffer at most.
+    let mut expected = vec![
+        (json!(42), error(lines[0].len())),
+        (json!("last"), error(lines[1].len())),
+        (Value::Null, error(lines[2].len())),
+    ];
+    // In any order, as above.
+    let by_id = |(id, _): &(Value, Value)| id.to_string();
+    errors.sort_by_key(by_id);
+    expected.sort_by_key(by_id);
+    assert_eq!(errors, expected);
+    // 85 MiB were sent; what was held is the 16 MiB line buffer at most, with what the
+    // allocator reserves around it (26 MiB in all, measured with mimalloc); two lines' worth
+    // would pass 32 MiB.
     let grown = session.peak_memory().saturating_sub(before);
     assert!(
-        grown < 24 * MIB as u64,
+        grown < 30 * MIB as u64,
         "peak memory grew by {} MiB",
         grown / MIB as u64
     );

@@ -25,6 +25,11 @@ use crate::incoming::{self, Incoming};
 /// The longest line read, newline included: rmcp's limit for its stdio transport.
 pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
+/// Past this length a line's buffer takes the largest size at once: growing it by doubling holds
+/// the old and the new buffer together at every step, and an allocator that does not remap
+/// (mimalloc) keeps the old ones for a while, which for a 16 MiB line came to 41 MiB held.
+const GROW_AT_ONCE: usize = 1 << 20;
+
 /// How many of an over-long line's first and last bytes are kept to find its id.
 const HEAD_BYTES: usize = 4096;
 const TAIL_BYTES: usize = 256;
@@ -122,7 +127,14 @@ impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> LineTr
             }
             match &mut self.skipped {
                 Some(skipped) => skipped.pass(without_line_end(chunk)),
-                None => self.line.extend_from_slice(chunk),
+                None => {
+                    if self.line.len() + taken > GROW_AT_ONCE
+                        && self.line.capacity() < self.max_line
+                    {
+                        self.line.reserve_exact(self.max_line - self.line.len());
+                    }
+                    self.line.extend_from_slice(chunk);
+                }
             }
             self.read.consume(taken);
             if newline.is_some() {
