@@ -242,12 +242,7 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
                     &pred_answer_text,
                 )
                 .await;
-                if let Some(error) = error {
-                    report
-                        .problems
-                        .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[0]));
-                    judge_errors.push(error);
-                }
+                note_judge_error(&mut report, &mut judge_errors, 0, error);
                 verdict
             }
             None => answer::judge(&gt_turn.answer, &pred_turn.answer),
@@ -275,12 +270,7 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
                     &pred_responses,
                 )
                 .await;
-                if let Some(error) = error {
-                    report
-                        .problems
-                        .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[1]));
-                    judge_errors.push(error);
-                }
+                note_judge_error(&mut report, &mut judge_errors, 1, error);
                 verdict
             }
             _ => {
@@ -311,6 +301,22 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
             Some(taxonomy::error_stage(&strip(gt_calls), &strip(pred_calls)).to_owned());
     }
     (report, judge_errors)
+}
+
+/// An LLM judge's error (`judge` 0: correctness, 1: groundedness), in the sample's problems
+/// and the run's list.
+fn note_judge_error(
+    report: &mut SampleReport,
+    judge_errors: &mut Vec<String>,
+    judge: usize,
+    error: Option<String>,
+) {
+    if let Some(error) = error {
+        report
+            .problems
+            .push(format!("{}{error}", report::JUDGE_ERROR_PREFIXES[judge]));
+        judge_errors.push(error);
+    }
 }
 
 /// The groundedness judge that runs: the LLM one only when an LLM is configured.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures::channel::mpsc;
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value};
@@ -132,24 +132,14 @@ impl Connector {
             .await
             .map_err(|_| format!("no MCP session within {call_timeout:?}"))?
             .map_err(|e| format!("cannot open an MCP session: {e}"))?;
-        let tools = tokio::time::timeout(call_timeout, client.list_all_tools())
-            .await
-            .map_err(|_| format!("tools/list unanswered within {call_timeout:?}"))?
-            .map_err(|e| format!("tools/list failed: {e}"))?;
-        Ok(ReplaySession {
+        let mut session = ReplaySession {
             client,
-            schemas: schemas_of(&tools),
-            tools,
+            tools: Vec::new(),
             call_timeout,
-        })
+        };
+        session.relist().await?;
+        Ok(session)
     }
-}
-
-fn schemas_of(tools: &[Tool]) -> HashMap<String, Arc<JsonObject>> {
-    tools
-        .iter()
-        .map(|tool| (tool.name.to_string(), Arc::clone(&tool.input_schema)))
-        .collect()
 }
 
 /// One replayed call's answer.
@@ -177,7 +167,6 @@ pub enum CallIssue {
 pub struct ReplaySession {
     client: RunningService<RoleClient, ()>,
     tools: Vec<Tool>,
-    schemas: HashMap<String, Arc<JsonObject>>,
     call_timeout: Duration,
 }
 
@@ -194,14 +183,18 @@ impl ReplaySession {
             .await
             .map_err(|_| format!("tools/list unanswered within {:?}", self.call_timeout))?
             .map_err(|e| format!("tools/list failed: {e}"))?;
-        self.schemas = schemas_of(&tools);
         self.tools = tools;
         Ok(())
     }
 
+    /// The listed tool of this name (the last, should the listing repeat a name).
+    fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().rev().find(|tool| tool.name == name)
+    }
+
     /// Whether the server lists a tool of this name.
     pub fn has_tool(&self, name: &str) -> bool {
-        self.schemas.contains_key(name)
+        self.tool(name).is_some()
     }
 
     /// Calls a tool with the reference's argument handling: a JSON string is parsed first,
@@ -216,8 +209,8 @@ impl ReplaySession {
             Value::Null => Map::new(),
             other => return failed(format!("arguments are not an object: {other}")),
         };
-        if let Some(schema) = self.schemas.get(name) {
-            coerce_arguments(&mut arguments, schema);
+        if let Some(tool) = self.tool(name) {
+            coerce_arguments(&mut arguments, &tool.input_schema);
         }
         match self.send(name, arguments).await {
             Err(Unanswered::Mcp { code, message }) => Response {
