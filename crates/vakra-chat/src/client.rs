@@ -79,15 +79,47 @@ pub struct ChatClient {
     agent: ureq::Agent,
 }
 
-/// A Chat Completions request, written without copying the conversation.
-#[derive(serde::Serialize)]
-struct Request<'a> {
-    model: &'a str,
-    messages: &'a [Value],
-    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
-    tools: &'a [Value],
-    #[serde(skip_serializing_if = "Option::is_none")]
+/// A Chat Completions request body as the reference's runner (langchain-openai through the
+/// `openai` client) writes it: `model`, `stream: false`, `messages`, `temperature` (when set),
+/// `tools` (when there are any), compact, with non-ASCII text unescaped and numbers as Python
+/// writes them; written without copying the conversation.
+fn request_body(
+    model: &str,
+    messages: &[Value],
+    tools: &[Value],
     temperature: Option<f64>,
+) -> Result<String, vakra_pytext::DumpError> {
+    let options = vakra_pytext::DumpOptions::compact_utf8();
+    let mut body = String::from("{\"model\":");
+    vakra_pytext::dump_to(&mut body, &Value::String(model.to_owned()), &options)?;
+    body.push_str(",\"stream\":false,\"messages\":");
+    write_list(&mut body, messages, &options)?;
+    if let Some(temperature) = temperature {
+        body.push_str(",\"temperature\":");
+        body.push_str(&vakra_pytext::float_to_json(temperature, false)?);
+    }
+    if !tools.is_empty() {
+        body.push_str(",\"tools\":");
+        write_list(&mut body, tools, &options)?;
+    }
+    body.push('}');
+    Ok(body)
+}
+
+fn write_list(
+    out: &mut String,
+    values: &[Value],
+    options: &vakra_pytext::DumpOptions,
+) -> Result<(), vakra_pytext::DumpError> {
+    out.push('[');
+    for (i, value) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        vakra_pytext::dump_to(out, value, options)?;
+    }
+    out.push(']');
+    Ok(())
 }
 
 /// One HTTP exchange's outcome: the status, `Retry-After` and the body.
@@ -119,12 +151,12 @@ impl ChatClient {
         tools: &[Value],
         deadline: Option<Instant>,
     ) -> Result<Reply, ChatError> {
-        let body: std::sync::Arc<str> = serde_json::to_string(&Request {
-            model: &self.config.model,
+        let body: std::sync::Arc<str> = request_body(
+            &self.config.model,
             messages,
             tools,
-            temperature: self.config.temperature,
-        })
+            self.config.temperature,
+        )
         .map_err(|e| ChatError::BadReply(format!("the request cannot be written: {e}")))?
         .into();
         let mut attempt = 0;

@@ -80,26 +80,66 @@ impl Reply {
         })
     }
 
-    /// The message as it goes back into the conversation.
+    /// The message as it goes back into the conversation, in langchain-openai's form (what the
+    /// reference's runner sends): `content` (`null` beside tool calls when there is no text),
+    /// `role`, then the calls whose arguments are a JSON object (empty text counts as `{}`),
+    /// with the arguments written again as Python's `json.dumps(args, ensure_ascii=False)` writes
+    /// them, followed by the calls whose arguments are not (their text as the model wrote it).
     pub fn to_message(&self) -> Value {
         let mut message = Map::new();
+        let content = match &self.content {
+            Some(text) => Value::String(text.clone()),
+            None if self.tool_calls.is_empty() => Value::String(String::new()),
+            None => Value::Null,
+        };
+        message.insert("content".into(), content);
         message.insert("role".into(), "assistant".into());
-        message.insert(
-            "content".into(),
-            self.content.clone().map_or(Value::Null, Value::String),
-        );
         if !self.tool_calls.is_empty() {
-            let calls = self
+            let (valid, invalid): (Vec<_>, Vec<_>) = self
                 .tool_calls
                 .iter()
-                .map(|call| {
-                    json!({"id": call.id, "type": "function",
-                           "function": {"name": call.name, "arguments": call.arguments}})
+                .map(|call| (call, call.object_arguments()))
+                .partition(|(_, arguments)| arguments.is_some());
+            let calls = valid
+                .into_iter()
+                .map(|(call, arguments)| {
+                    let text = arguments
+                        .and_then(|a| vakra_pytext::dumps(&Value::Object(a), &PYTHON_ARGUMENTS).ok())
+                        .unwrap_or_default();
+                    call_message(call, text)
                 })
+                .chain(
+                    invalid
+                        .into_iter()
+                        .map(|(call, _)| call_message(call, call.arguments.clone())),
+                )
                 .collect();
             message.insert("tool_calls".into(), Value::Array(calls));
         }
         Value::Object(message)
+    }
+}
+
+/// `json.dumps(args, ensure_ascii=False)`: how LangChain writes a call's arguments back.
+const PYTHON_ARGUMENTS: vakra_pytext::DumpOptions = vakra_pytext::DumpOptions {
+    ensure_ascii: false,
+    ..vakra_pytext::DumpOptions::python_default()
+};
+
+fn call_message(call: &ToolCall, arguments: String) -> Value {
+    json!({"type": "function", "id": call.id,
+           "function": {"name": call.name, "arguments": arguments}})
+}
+
+impl ToolCall {
+    /// The arguments when they are a JSON object, as LangChain reads them (empty text is `{}`);
+    /// `None` for anything else, which LangChain keeps as an invalid call.
+    pub fn object_arguments(&self) -> Option<Map<String, Value>> {
+        let text = self.arguments.trim();
+        match serde_json::from_str::<Value>(if text.is_empty() { "{}" } else { text }) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => None,
+        }
     }
 }
 
@@ -178,6 +218,32 @@ mod tests {
         );
         let message = reply.to_message();
         assert_eq!(message["tool_calls"][1]["function"]["name"], "g");
+        assert_eq!(message["tool_calls"][0]["function"]["arguments"], r#"{"a": 1}"#);
+    }
+
+    #[test]
+    fn the_message_goes_back_as_langchain_writes_it() {
+        let reply = Reply::parse(
+            r#"{"choices":[{"message":{"content":"","tool_calls":[
+                {"id":"bad","function":{"name":"f","arguments":"not json"}},
+                {"id":"a","function":{"name":"f","arguments":""}},
+                {"id":"b","function":{"name":"g","arguments":"{\"x\":1e16,\"s\":\"\u00e9\",\"l\":[1,{\"y\":null}]}"}}]}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&reply.to_message()).unwrap(),
+            concat!(
+                r#"{"content":null,"role":"assistant","tool_calls":["#,
+                r#"{"type":"function","id":"a","function":{"name":"f","arguments":"{}"}},"#,
+                r#"{"type":"function","id":"b","function":{"name":"g","arguments":"{\"x\": 1e+16, \"s\": \"é\", \"l\": [1, {\"y\": null}]}"}},"#,
+                r#"{"type":"function","id":"bad","function":{"name":"f","arguments":"not json"}}]}"#
+            )
+        );
+        let text = Reply::parse(r#"{"choices":[{"message":{"content":"done"}}]}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&text.to_message()).unwrap(),
+            r#"{"content":"done","role":"assistant"}"#
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use vakra_chat::{ChatClient, ChatConfig, RetryPolicy};
+use vakra_runner::langchain::ToolSchemas;
 use vakra_runner::{Prompts, Ranker, RunPlan, Setup};
 
 use crate::DataArgs;
@@ -55,6 +56,12 @@ pub struct RunArgs {
     /// uses all-MiniLM-L6-v2) instead of BM25; needs the `dense` feature.
     #[arg(long = "shortlist-model")]
     shortlist_model: Option<PathBuf>,
+    /// The tool definitions sent to the model: `reference` (what the reference's runner sends,
+    /// through LangChain and pydantic: leaderboard-comparable) or `mcp` (the servers' input
+    /// schemas as listed, enums and constraints included: not comparable). Default: reference,
+    /// or mcp with --fix-quirks.
+    #[arg(long = "tool-schemas", value_enum)]
+    tool_schemas: Option<ToolSchemasArg>,
     /// Run every sample K times (the trial index is in each record).
     #[arg(long, default_value_t = 1)]
     trials: u32,
@@ -92,6 +99,12 @@ pub struct RunArgs {
     server: ServerArgs,
     #[command(flatten)]
     data: DataArgs,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ToolSchemasArg {
+    Reference,
+    Mcp,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -147,6 +160,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         max_steps: args.max_steps,
         call_timeout: args.call_timeout,
         fix_quirks: args.data.fix_quirks,
+        tool_schemas: match (args.tool_schemas, args.data.fix_quirks) {
+            (Some(ToolSchemasArg::Reference), _) | (None, false) => ToolSchemas::Reference,
+            (Some(ToolSchemasArg::Mcp), _) | (None, true) => ToolSchemas::Mcp,
+        },
     };
     let plan = RunPlan {
         split: args.input.clone(),

@@ -11,9 +11,11 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use vakra_chat::{ChatClient, ToolCall, Usage};
 use vakra_eval::replay::ReplaySession;
+
+use crate::langchain::tool_message;
 
 /// What the model is given at the start.
 pub struct Conversation {
@@ -155,8 +157,11 @@ pub async fn run_agent(
             reasoning: reply.reasoning.clone(),
             calls: Vec::new(),
         };
-        let parsed: Vec<Result<Map<String, Value>, &str>> =
-            reply.tool_calls.iter().map(parse_arguments).collect();
+        let parsed: Vec<Result<Map<String, Value>, &str>> = reply
+            .tool_calls
+            .iter()
+            .map(|call| call.object_arguments().ok_or(call.arguments.as_str()))
+            .collect();
         let ends = reply.tool_calls.is_empty()
             || (!limits.fix_quirks && parsed.iter().all(Result::is_err));
         let mut tool_time = Duration::ZERO;
@@ -172,10 +177,10 @@ pub async fn run_agent(
                 }
                 Err(raw) => invalid_call(call, raw),
             };
-            if !ends {
-                messages.push(
-                    json!({"role": "tool", "tool_call_id": record.id, "content": record.result}),
-                );
+            // LangGraph answers only the calls it could parse; with the quirk fixed the model is
+            // told about the others too.
+            if !ends && (record.executed || record.recorded || limits.fix_quirks) {
+                messages.push(tool_message(&record.result, &record.id));
             }
             step.calls.push(record);
         }
@@ -192,16 +197,6 @@ pub async fn run_agent(
     }
     run.messages = messages;
     run
-}
-
-/// A call's arguments: the object, or the model's text when it is not one (empty text is
-/// an empty object, as LangChain reads it).
-fn parse_arguments(call: &ToolCall) -> Result<Map<String, Value>, &str> {
-    let text = call.arguments.trim();
-    match serde_json::from_str::<Value>(if text.is_empty() { "{}" } else { text }) {
-        Ok(Value::Object(map)) => Ok(map),
-        _ => Err(&call.arguments),
-    }
 }
 
 fn invalid_call(call: &ToolCall, raw: &str) -> CallRecord {

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use vakra_chat::{ChatClient, Usage};
 use vakra_eval::replay::{Connector, ReplaySession};
 
+use crate::langchain::{ToolSchemas, function_definition};
 use crate::agent::{AgentRun, Conversation, Ending, Limits, run_agent};
 use crate::opening::{enter_universe, first_messages, submission_record};
 use crate::prompts::Prompts;
@@ -27,6 +28,8 @@ pub struct Setup {
     /// The longest one MCP call (or opening a session) may take.
     pub call_timeout: Duration,
     pub fix_quirks: bool,
+    /// The tool definitions the model is sent.
+    pub tool_schemas: ToolSchemas,
 }
 
 /// A finished sample: its prediction record, its `<domain>_tools.json` entry and its
@@ -102,16 +105,7 @@ async fn prepare_and_run(
         .map_err(|e| format!("shortlisting failed: {e}"))?;
     let functions = chosen
         .iter()
-        .map(|&i| {
-            let tool = &tools[i];
-            let description = match tool.description.as_deref() {
-                Some(d) if !d.is_empty() => d.to_owned(),
-                _ => format!("Tool: {}", tool.name),
-            };
-            json!({"type": "function", "function": {
-                "name": tool.name, "description": description,
-                "parameters": Value::Object((*tool.input_schema).clone())}})
-        })
+        .map(|&i| function_definition(&tools[i], setup.tool_schemas))
         .collect();
     *shortlisted = chosen.iter().map(|&i| tools[i].name.to_string()).collect();
     let conversation = Conversation {

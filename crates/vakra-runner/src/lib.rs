@@ -17,6 +17,7 @@
 
 pub mod agent;
 pub mod episode;
+pub mod langchain;
 pub mod opening;
 pub mod prompts;
 pub mod run;

@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 use vakra_eval::replay::{CallIssue, ReplaySession};
 
+use crate::langchain::message;
 use crate::prompts::Prompts;
 use crate::sample::Sample;
 
@@ -127,20 +128,20 @@ pub fn first_messages(
     match &sample.context {
         Some(context) if sample.capability == 4 => {
             if has_policy {
-                messages.push(json!({"role": "system", "content": prompts.policy(instructions)}));
+                messages.push(message("system", &prompts.policy(instructions)));
             }
             messages.extend(
                 context
                     .iter()
-                    .map(|m| json!({"role": m.role, "content": m.content})),
+                    .map(|m| message(m.role, &m.content)),
             );
         }
         _ => {
             // Single-turn capability-4 items never see their policy in the reference.
             if has_policy && fix_quirks {
-                messages.push(json!({"role": "system", "content": prompts.policy(instructions)}));
+                messages.push(message("system", &prompts.policy(instructions)));
             }
-            messages.push(json!({"role": "user", "content": sample.query}));
+            messages.push(message("user", &sample.query));
         }
     }
     if let Some((handle, peek)) = initial
@@ -148,7 +149,7 @@ pub fn first_messages(
     {
         messages.insert(
             0,
-            json!({"role": "system", "content": prompts.capability_1(handle, peek)}),
+            message("system", &prompts.capability_1(handle, peek)),
         );
     }
     messages
