@@ -67,7 +67,7 @@ start_standin() {
   "$standin" --mode oracle --split "$split" --log "$1" >"$work/standin.out" 2>&1 &
   standin_pid=$!
   for _ in $(seq 100); do
-    url=$(grep -o 'http://[0-9.:]*' "$work/standin.out" | head -1 || true)
+    url=$(grep -so 'http://[0-9.:]*' "$work/standin.out" | head -1 || true)
     [[ -n $url ]] && return
     sleep 0.1
   done

@@ -151,14 +151,10 @@ impl ChatClient {
         tools: &[Value],
         deadline: Option<Instant>,
     ) -> Result<Reply, ChatError> {
-        let body: std::sync::Arc<str> = request_body(
-            &self.config.model,
-            messages,
-            tools,
-            self.config.temperature,
-        )
-        .map_err(|e| ChatError::BadReply(format!("the request cannot be written: {e}")))?
-        .into();
+        let body: std::sync::Arc<str> =
+            request_body(&self.config.model, messages, tools, self.config.temperature)
+                .map_err(|e| ChatError::BadReply(format!("the request cannot be written: {e}")))?
+                .into();
         let mut attempt = 0;
         let mut waited = Duration::ZERO;
         loop {

@@ -104,7 +104,9 @@ impl Reply {
                 .into_iter()
                 .map(|(call, arguments)| {
                     let text = arguments
-                        .and_then(|a| vakra_pytext::dumps(&Value::Object(a), &PYTHON_ARGUMENTS).ok())
+                        .and_then(|a| {
+                            vakra_pytext::dumps(&Value::Object(a), &PYTHON_ARGUMENTS).ok()
+                        })
                         .unwrap_or_default();
                     call_message(call, text)
                 })
@@ -218,7 +220,10 @@ mod tests {
         );
         let message = reply.to_message();
         assert_eq!(message["tool_calls"][1]["function"]["name"], "g");
-        assert_eq!(message["tool_calls"][0]["function"]["arguments"], r#"{"a": 1}"#);
+        assert_eq!(
+            message["tool_calls"][0]["function"]["arguments"],
+            r#"{"a": 1}"#
+        );
     }
 
     #[test]

@@ -52,8 +52,13 @@ pub struct RunArgs {
     /// Offer the model at most this many tools, chosen per question (0: all).
     #[arg(long = "top-k-tools", default_value_t = 128)]
     top_k_tools: usize,
-    /// Rank tools for the shortlist with this sentence-embedding model folder (the reference
-    /// uses all-MiniLM-L6-v2) instead of BM25; needs the `dense` feature.
+    /// How the shortlist ranks tools: `embeddings` (the reference's: all-MiniLM-L6-v2 cosine
+    /// similarity) or `bm25` (no model; not the reference's ranking, so not leaderboard-comparable).
+    #[arg(long, value_enum, default_value = "embeddings")]
+    shortlist: ShortlistArg,
+    /// The all-MiniLM-L6-v2 folder (sentence-transformers layout). Default: the folder
+    /// VAKRA_SHORTLIST_MODEL names, else the Hugging Face cache, else a download from the hub
+    /// into that cache, when a domain first needs a shortlist.
     #[arg(long = "shortlist-model")]
     shortlist_model: Option<PathBuf>,
     /// The tool definitions sent to the model: `reference` (what the reference's runner sends,
@@ -101,6 +106,12 @@ pub struct RunArgs {
     data: DataArgs,
 }
 
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+enum ShortlistArg {
+    Embeddings,
+    Bm25,
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum ToolSchemasArg {
     Reference,
@@ -134,7 +145,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let options = args.data.options()?;
     let root = options.root.path().to_owned();
     let connector = args.server.connector(options)?;
-    let ranker = ranker(args.shortlist_model.as_deref())?;
+    let ranker = ranker(args.shortlist, args.shortlist_model.clone())?;
     let chat = ChatClient::new(ChatConfig {
         base_url: args.model_url.clone(),
         model: args.model.clone(),
@@ -219,19 +230,28 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn ranker(model: Option<&std::path::Path>) -> anyhow::Result<Ranker> {
-    let Some(dir) = model else {
+fn ranker(method: ShortlistArg, model: Option<PathBuf>) -> anyhow::Result<Ranker> {
+    if method == ShortlistArg::Bm25 {
+        anyhow::ensure!(
+            model.is_none(),
+            "--shortlist-model goes with --shortlist embeddings"
+        );
+        tracing::warn!(
+            "--shortlist bm25: domains with more tools than --top-k-tools get another shortlist \
+             than the reference's; the run is not leaderboard-comparable"
+        );
         return Ok(Ranker::Bm25);
-    };
+    }
     crate::require_dense()?;
     #[cfg(feature = "dense")]
     {
-        let embedder = vakra_retrieval::Embedder::load(dir).map_err(anyhow::Error::msg)?;
-        Ok(Ranker::Dense(std::sync::Arc::new(embedder)))
+        let explicit = model.is_some();
+        let embeddings = std::sync::Arc::new(vakra_runner::shortlist::Embeddings::new(model));
+        if explicit {
+            embeddings.load().map_err(anyhow::Error::msg)?;
+        }
+        Ok(Ranker::Embeddings(embeddings))
     }
     #[cfg(not(feature = "dense"))]
-    {
-        let _ = dir;
-        unreachable!("require_dense refuses builds without the feature")
-    }
+    unreachable!("require_dense returned")
 }

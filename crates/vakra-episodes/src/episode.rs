@@ -103,7 +103,12 @@ impl Episode {
             ("messages", messages.into()),
             ("policy", policy.into()),
             // Capability 1: the `get_data` answer (the starting table's handle and peek).
-            ("universe", initial.map(|(_, peek)| peek).into()),
+            (
+                "universe",
+                initial
+                    .map(|(_, peek)| vakra_runner::opening::without_non_finite(&peek))
+                    .into(),
+            ),
             (
                 "tools",
                 session

@@ -34,7 +34,10 @@ mod search;
 mod tools;
 
 #[cfg(feature = "dense")]
-pub use dense::Embedder;
+pub use dense::{
+    Embedder, Located, ModelRef, ModelSource, SHORTLIST_MODEL, hub_cache, locate as locate_model,
+    model_hash,
+};
 pub use error::RetrievalError;
 pub use http::http_router;
 pub use indexer::{

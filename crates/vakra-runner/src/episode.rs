@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use vakra_chat::{ChatClient, Usage};
 use vakra_eval::replay::{Connector, ReplaySession};
 
-use crate::langchain::{ToolSchemas, function_definition};
 use crate::agent::{AgentRun, Conversation, Ending, Limits, run_agent};
+use crate::langchain::{self, ToolSchemas, function_definition};
 use crate::opening::{enter_universe, first_messages, submission_record};
 use crate::prompts::Prompts;
 use crate::sample::Sample;
@@ -92,11 +92,13 @@ async fn prepare_and_run(
 ) -> Result<AgentRun, String> {
     let initial = enter_universe(session, &sample.uuid, setup.fix_quirks).await?;
     let tools = session.tools();
+    let descriptions: Vec<String> = tools.iter().map(langchain::description).collect();
     let texts: Vec<ToolText<'_>> = tools
         .iter()
-        .map(|t| ToolText {
+        .zip(&descriptions)
+        .map(|(t, description)| ToolText {
             name: &t.name,
-            description: t.description.as_deref().unwrap_or_default(),
+            description,
         })
         .collect();
     let chosen = setup

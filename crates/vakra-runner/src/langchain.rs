@@ -45,13 +45,18 @@ impl ToolSchemas {
     }
 }
 
-/// The OpenAI function definition of one MCP tool.
-pub fn function_definition(tool: &rmcp::model::Tool, schemas: ToolSchemas) -> Value {
-    // The reference's wrapper: an empty or missing description becomes "Tool: <name>".
-    let description = match tool.description.as_deref() {
+/// A tool's description as the reference's wrapper gives it: an empty or missing one becomes
+/// `Tool: <name>`.
+pub fn description(tool: &rmcp::model::Tool) -> String {
+    match tool.description.as_deref() {
         Some(d) if !d.is_empty() => d.to_owned(),
         _ => format!("Tool: {}", tool.name),
-    };
+    }
+}
+
+/// The OpenAI function definition of one MCP tool.
+pub fn function_definition(tool: &rmcp::model::Tool, schemas: ToolSchemas) -> Value {
+    let description = description(tool);
     let parameters = match schemas {
         ToolSchemas::Reference => reference_parameters(&tool.input_schema),
         ToolSchemas::Mcp => Value::Object((*tool.input_schema).clone()),
@@ -173,16 +178,25 @@ pub fn reference_parameters(schema: &Map<String, Value>) -> Value {
     for field in &fields {
         let mut entries: Vec<(String, Value)> = Vec::new();
         if field.optional {
-            entries.push(("anyOf".into(), json!([field.kind.schema(), {"type": "null"}])));
+            entries.push((
+                "anyOf".into(),
+                json!([field.kind.schema(), {"type": "null"}]),
+            ));
         } else if let Value::Object(schema) = field.kind.schema() {
             entries.extend(schema);
         }
         if let Some(default) = field.default {
             entries.push(("default".into(), default.clone()));
         }
-        entries.push(("description".into(), Value::String(field.description.clone())));
+        entries.push((
+            "description".into(),
+            Value::String(field.description.clone()),
+        ));
         entries.sort_by(|a, b| a.0.cmp(&b.0));
-        properties.insert(field.name.to_owned(), Value::Object(entries.into_iter().collect()));
+        properties.insert(
+            field.name.to_owned(),
+            Value::Object(entries.into_iter().collect()),
+        );
         if field.required() {
             required.push(Value::String(field.name.to_owned()));
         }
@@ -259,7 +273,10 @@ mod tests {
 
     #[test]
     fn tools_without_properties_get_langchains_placeholder() {
-        for schema in [json!({"type": "object"}), json!({"type": "object", "properties": {}})] {
+        for schema in [
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {}}),
+        ] {
             let out = parameters(schema);
             assert_eq!(out["required"], json!(["config"]));
             let keys: Vec<&String> = out["properties"].as_object().unwrap().keys().collect();

@@ -98,11 +98,13 @@ fn data_info(peek: &Value) -> Option<(String, String, String)> {
             preview.insert(key, detail.get("first_3_values")?.clone());
         }
     }
-    let preview = vakra_pytext::dumps(
-        &Value::Object(preview),
-        &vakra_pytext::DumpOptions::indent2(),
-    )
-    .ok()?;
+    let preview = crate::opening::python_json_text(
+        &vakra_pytext::dumps(
+            &Value::Object(preview),
+            &vakra_pytext::DumpOptions::indent2(),
+        )
+        .ok()?,
+    );
     Some((
         num_records,
         vakra_pytext::py_repr(&Value::Array(names)),

@@ -1,14 +1,24 @@
 //! Tool shortlisting (spec §6.3): when a session lists more tools than the model may be
 //! offered (`--top-k-tools`, 128 by default, the common provider limit), the model sees the
-//! `k` tools closest to the question. Tools whose name starts with `query_` (capability 4's
-//! document search) are always kept, listed first; the other places go to the best-ranked
-//! tools, ties in listing order.
+//! `k` tools closest to the question. As the reference's shortlister: tools whose name starts
+//! with `query_` (capability 4's document search) are always kept, listed first; the other places
+//! go to the best-ranked tools; when they all fit, the pinned tools come first and the others
+//! follow in listing order.
 //!
-//! The default ranking is BM25 over each tool's `name: description` (no model, no download);
-//! with the `dense` feature and a local sentence-transformers folder it is the reference's:
-//! cosine similarity of embeddings (all-MiniLM-L6-v2 in the reference).
+//! The default ranking is the reference's: cosine similarity of all-MiniLM-L6-v2 embeddings of
+//! `"<name>: <description>"` (the description as the reference's wrapper gives it) with the
+//! question's, in float32, the best first; equal scores in reverse listing order, as numpy's
+//! `argsort(...)[::-1]` leaves them for a stable sort (numpy's own sort is not stable, so true
+//! ties may come out otherwise there; `docs/compatibility.md`). The model folder is found when
+//! a domain first needs a shortlist (`vakra_retrieval::locate_model`), and tool embeddings are
+//! kept per text. BM25 over the same texts is an explicit choice (`--shortlist bm25`): no
+//! model, but not the reference's ranking.
 
 use std::collections::HashMap;
+#[cfg(feature = "dense")]
+use std::path::PathBuf;
+#[cfg(feature = "dense")]
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A tool as the shortlist sees it.
 pub struct ToolText<'a> {
@@ -16,14 +26,145 @@ pub struct ToolText<'a> {
     pub description: &'a str,
 }
 
+impl ToolText<'_> {
+    /// What the reference embeds: `"<name>: <description>"`.
+    fn text(&self) -> String {
+        format!("{}: {}", self.name, self.description)
+    }
+}
+
 /// How tools are ranked against a question.
 pub enum Ranker {
     Bm25,
     #[cfg(feature = "dense")]
-    Dense(std::sync::Arc<vakra_retrieval::Embedder>),
+    Embeddings(Arc<Embeddings>),
+}
+
+/// The reference's model, found and loaded when first needed, and the embeddings of the tool
+/// texts seen so far.
+#[cfg(feature = "dense")]
+pub struct Embeddings {
+    explicit: Option<PathBuf>,
+    model: OnceLock<Result<(vakra_retrieval::Embedder, ModelInfo), String>>,
+    known: Mutex<HashMap<String, Arc<[f32]>>>,
+}
+
+/// Which model ranked, for the run's record.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ModelInfo {
+    pub model: String,
+    pub folder: String,
+    pub source: String,
+    pub hash: String,
+}
+
+#[cfg(feature = "dense")]
+impl Embeddings {
+    /// The reference's shortlist model, from `explicit` (a flag) or the lookup's other places.
+    pub fn new(explicit: Option<PathBuf>) -> Self {
+        Self {
+            explicit,
+            model: OnceLock::new(),
+            known: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Finds and loads the model now (for a model given by a flag, so a wrong folder stops the
+    /// run at its start).
+    pub fn load(&self) -> Result<&ModelInfo, String> {
+        self.model().map(|(_, info)| info)
+    }
+
+    /// The model, when it was loaded.
+    pub fn loaded(&self) -> Option<&ModelInfo> {
+        self.model
+            .get()
+            .and_then(|m| m.as_ref().ok())
+            .map(|(_, info)| info)
+    }
+
+    fn model(&self) -> Result<&(vakra_retrieval::Embedder, ModelInfo), String> {
+        self.model
+            .get_or_init(|| {
+                let model = &vakra_retrieval::SHORTLIST_MODEL;
+                let located = vakra_retrieval::locate_model(model, self.explicit.as_deref())
+                    .map_err(|e| e.to_string())?;
+                let embedder =
+                    vakra_retrieval::Embedder::load(&located.dir).map_err(|e| e.to_string())?;
+                let hash = vakra_retrieval::model_hash(&located.dir).map_err(|e| e.to_string())?;
+                tracing::info!(
+                    "shortlist model {} from {} ({})",
+                    model.repo_id,
+                    located.dir.display(),
+                    located.source.name()
+                );
+                let info = ModelInfo {
+                    model: model.repo_id.to_owned(),
+                    folder: located.dir.display().to_string(),
+                    source: located.source.name().to_owned(),
+                    hash,
+                };
+                Ok((embedder, info))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Cosine similarity (float32, vectors normalised here as the reference does) of each
+    /// text's embedding with the query's.
+    fn scores(&self, query: &str, texts: &[String]) -> Result<Vec<f32>, String> {
+        let (embedder, _) = self.model()?;
+        let missing: Vec<&str> = {
+            let known = self.known.lock().map_err(|_| "embedding cache poisoned")?;
+            let mut missing: Vec<&str> = texts
+                .iter()
+                .map(String::as_str)
+                .filter(|t| !known.contains_key(*t))
+                .collect();
+            missing.sort_unstable();
+            missing.dedup();
+            missing
+        };
+        let mut batch = vec![query];
+        batch.extend(&missing);
+        let mut vectors = embedder
+            .embed(&batch)
+            .map_err(|e| e.to_string())?
+            .into_iter();
+        let question = unit(&vectors.next().unwrap_or_default());
+        let mut known = self.known.lock().map_err(|_| "embedding cache poisoned")?;
+        for (text, vector) in missing.into_iter().zip(vectors) {
+            known.insert(text.to_owned(), unit(&vector).into());
+        }
+        Ok(texts
+            .iter()
+            .map(|t| {
+                known.get(t).map_or(0.0, |v| {
+                    v.iter().zip(&question).map(|(a, b)| a * b).sum::<f32>()
+                })
+            })
+            .collect())
+    }
+}
+
+/// `v / ‖v‖` in float32 (a zero vector stays zero).
+#[cfg(feature = "dense")]
+fn unit(v: &[f32]) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let norm = if norm == 0.0 { 1.0 } else { norm };
+    v.iter().map(|x| x / norm).collect()
 }
 
 impl Ranker {
+    /// The ranking's name for the run's record.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Ranker::Bm25 => "bm25",
+            #[cfg(feature = "dense")]
+            Ranker::Embeddings(_) => "embeddings",
+        }
+    }
+
     /// The indices of the tools offered to the model, in the order they are offered.
     /// Everything is kept when `top_k` is 0 or not below the number of tools.
     pub fn shortlist(
@@ -35,29 +176,31 @@ impl Ranker {
         if top_k == 0 || top_k >= tools.len() {
             return Ok((0..tools.len()).collect());
         }
-        let (pinned, others): (Vec<usize>, Vec<usize>) =
+        let (mut chosen, others): (Vec<usize>, Vec<usize>) =
             (0..tools.len()).partition(|&i| tools[i].name.starts_with("query_"));
-        let slots = top_k.saturating_sub(pinned.len());
-        if slots == 0 {
-            return Ok(pinned);
+        let slots = top_k.saturating_sub(chosen.len());
+        if slots == 0 || others.is_empty() {
+            return Ok(chosen);
         }
         if slots >= others.len() {
-            return Ok((0..tools.len()).collect());
+            chosen.extend(others);
+            return Ok(chosen);
         }
-        let documents: Vec<String> = others
-            .iter()
-            .map(|&i| format!("{}: {}", tools[i].name, tools[i].description))
-            .collect();
-        let scores = match self {
-            Ranker::Bm25 => bm25_scores(query, &documents),
+        let texts: Vec<String> = others.iter().map(|&i| tools[i].text()).collect();
+        let scores: Vec<f64> = match self {
+            Ranker::Bm25 => bm25_scores(query, &texts),
             #[cfg(feature = "dense")]
-            Ranker::Dense(embedder) => cosine_scores(embedder, query, &documents)?,
+            Ranker::Embeddings(embeddings) => embeddings
+                .scores(query, &texts)?
+                .into_iter()
+                .map(f64::from)
+                .collect(),
         };
+        // numpy's argsort, ascending and stable, then reversed: the best first, equal scores
+        // in reverse listing order.
         let mut order: Vec<usize> = (0..others.len()).collect();
-        // Stable: equal scores keep the listing order.
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-        let mut chosen = pinned;
-        chosen.extend(order.into_iter().take(slots).map(|j| others[j]));
+        order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+        chosen.extend(order.into_iter().rev().take(slots).map(|j| others[j]));
         Ok(chosen)
     }
 }
@@ -105,33 +248,6 @@ fn bm25_scores(query: &str, documents: &[String]) -> Vec<f64> {
         }
     }
     scores
-}
-
-/// Cosine similarity of each document's embedding with the query's (vectors L2-normalised
-/// here, as the reference does whatever the model's own pooling).
-#[cfg(feature = "dense")]
-fn cosine_scores(
-    embedder: &vakra_retrieval::Embedder,
-    query: &str,
-    documents: &[String],
-) -> Result<Vec<f64>, String> {
-    let mut texts: Vec<&str> = vec![query];
-    texts.extend(documents.iter().map(String::as_str));
-    let vectors = embedder.embed(&texts).map_err(|e| e.to_string())?;
-    let unit = |v: &[f32]| {
-        let norm = v
-            .iter()
-            .map(|x| f64::from(*x).powi(2))
-            .sum::<f64>()
-            .sqrt()
-            .max(1e-12);
-        v.iter().map(|x| f64::from(*x) / norm).collect::<Vec<f64>>()
-    };
-    let q = unit(&vectors[0]);
-    Ok(vectors[1..]
-        .iter()
-        .map(|v| unit(v).iter().zip(&q).map(|(a, b)| a * b).sum())
-        .collect())
 }
 
 #[cfg(test)]
@@ -216,8 +332,7 @@ mod tests {
             eprintln!("skipped: set VAKRA_MINILM_DIR to the all-MiniLM-L6-v2 folder");
             return;
         };
-        let embedder = vakra_retrieval::Embedder::load(std::path::Path::new(&dir)).unwrap();
-        let ranker = Ranker::Dense(std::sync::Arc::new(embedder));
+        let ranker = Ranker::Embeddings(Arc::new(Embeddings::new(Some(dir.into()))));
         let list = tools(&[
             ("get_arena_capacity", "Number of seats in a sports arena."),
             ("query_hockey", "Search hockey documents."),

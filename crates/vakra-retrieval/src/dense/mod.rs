@@ -4,10 +4,12 @@
 //! fusion.
 
 mod bert;
+mod locate;
 mod model;
 mod modernbert;
 mod pooling;
 mod rank;
 
+pub use locate::{Located, ModelRef, ModelSource, SHORTLIST_MODEL, hub_cache, locate, model_hash};
 pub use model::Embedder;
 pub(crate) use rank::{Vectors, check_compatible, hybrid, search, store_vectors};
