@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use vakra_chat::{ChatClient, ChatConfig, RetryPolicy};
+use vakra_eval::comparability::{Comparability, Shortlist};
 use vakra_runner::langchain::ToolSchemas;
 use vakra_runner::{Prompts, Ranker, RunPlan, Setup};
 
@@ -146,6 +147,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let root = options.root.path().to_owned();
     let connector = args.server.connector(options)?;
     let ranker = ranker(args.shortlist, args.shortlist_model.clone())?;
+    #[cfg(feature = "dense")]
+    let embeddings = match &ranker {
+        Ranker::Embeddings(embeddings) => Some(std::sync::Arc::clone(embeddings)),
+        Ranker::Bm25 => None,
+    };
+    let shortlist_method = ranker.method();
     let chat = ChatClient::new(ChatConfig {
         base_url: args.model_url.clone(),
         model: args.model.clone(),
@@ -161,6 +168,24 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         max_answer_bytes: 16 << 20,
     });
     let prompts = Prompts::load(&root).map_err(anyhow::Error::msg)?;
+    let prompts_source = if prompts.source == Prompts::builtin().source {
+        "built-in"
+    } else {
+        "imported"
+    };
+    if prompts_source == "built-in" {
+        tracing::warn!(
+            "{} has no runner/prompts.json: the model gets this project's prompts, not the \
+             reference's (`vakra import` copies them); the run is not leaderboard-comparable",
+            root.display()
+        );
+    }
+    let in_process = args.server.server_command.is_none() && args.server.server_url.is_none();
+    let search_mode = in_process.then(|| args.data.search.search_mode.name().to_owned());
+    let tool_schemas = match (args.tool_schemas, args.data.fix_quirks) {
+        (Some(ToolSchemasArg::Reference), _) | (None, false) => ToolSchemas::Reference,
+        (Some(ToolSchemasArg::Mcp), _) | (None, true) => ToolSchemas::Mcp,
+    };
     let setup = Setup {
         chat,
         connector,
@@ -171,10 +196,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         max_steps: args.max_steps,
         call_timeout: args.call_timeout,
         fix_quirks: args.data.fix_quirks,
-        tool_schemas: match (args.tool_schemas, args.data.fix_quirks) {
-            (Some(ToolSchemasArg::Reference), _) | (None, false) => ToolSchemas::Reference,
-            (Some(ToolSchemasArg::Mcp), _) | (None, true) => ToolSchemas::Mcp,
-        },
+        tool_schemas,
     };
     let plan = RunPlan {
         split: args.input.clone(),
@@ -193,6 +215,26 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let summary = runtime.block_on(vakra_runner::run(plan, setup));
     crate::runtime::close(runtime);
     let summary = summary?;
+    #[cfg(feature = "dense")]
+    let model = embeddings.as_ref().and_then(|e| e.loaded().cloned());
+    #[cfg(not(feature = "dense"))]
+    let model: Option<vakra_runner::shortlist::ModelInfo> = None;
+    let comparability = Comparability::new(
+        tool_schemas.name(),
+        Shortlist {
+            method: shortlist_method.into(),
+            top_k: args.top_k_tools,
+            model: model.as_ref().map(|m| m.model.clone()),
+            model_hash: model.map(|m| m.hash),
+        },
+        prompts_source,
+        args.data.fix_quirks,
+        search_mode,
+        None,
+    );
+    if !comparability.leaderboard_comparable {
+        eprintln!("note: this run is {}", comparability.summary());
+    }
     let run_file = args.out.join("run.json");
     let record = serde_json::json!({
         "model": args.model,
@@ -201,6 +243,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "trials": args.trials,
         "prices_per_million_tokens": args.price_in.zip(args.price_out)
             .map(|(i, o)| serde_json::json!({"input": i, "output": o})),
+        "comparability": comparability,
         "summary": summary,
     });
     std::fs::write(&run_file, serde_json::to_string_pretty(&record)? + "\n")

@@ -737,24 +737,18 @@ fn crowded_root(extra: usize) -> tempfile::TempDir {
 #[test]
 fn a_session_with_more_than_128_tools_is_shortlisted_and_keeps_the_right_tool() {
     let root = crowded_root(200);
-    let split = tempfile::tempdir().unwrap();
-    let folder = split.path().join("capability_2_dashboard_apis");
-    for part in ["input", "output"] {
-        std::fs::create_dir_all(folder.join(part)).unwrap();
-        std::fs::copy(
-            demo_split()
-                .join("capability_2_dashboard_apis")
-                .join(part)
-                .join("library.json"),
-            folder.join(part).join("library.json"),
-        )
-        .unwrap();
-    }
+    let split = library_split();
     let (url, _) = serve(StandIn::new(Behaviour::Oracle(
         Oracle::load(split.path()).unwrap(),
     )));
     let out = tempfile::tempdir().unwrap();
-    run_ok(root.path(), split.path(), out.path(), &url, &[]);
+    run_ok(
+        root.path(),
+        split.path(),
+        out.path(),
+        &url,
+        &["--shortlist", "bm25"],
+    );
     let tools = read_json(
         &out.path()
             .join("capability_2_dashboard_apis/library_tools.json"),
@@ -1035,4 +1029,289 @@ fn sessions_on_a_server_command_give_the_same_predictions_as_in_process() {
     let expected = strip(all_records(in_process.path()));
     assert_eq!(expected.len(), 6);
     assert_eq!(strip(all_records(command.path())), expected);
+}
+
+/// A request body with its tool-call ids renumbered by first appearance (the stand-in makes
+/// them up).
+fn renumbered(body: &str) -> String {
+    let mut ids: Vec<String> = Vec::new();
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = rest.find("\"call_") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + 1..];
+        let end = tail.find('"').unwrap_or(tail.len());
+        let id = &tail[..end];
+        let n = ids.iter().position(|i| i == id).unwrap_or_else(|| {
+            ids.push(id.to_owned());
+            ids.len() - 1
+        });
+        out.push_str(&format!("\"call_{n}"));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What the reference's own runner (benchmark_runner.py with LangChain, its pinned
+/// requirements) sent the stand-in on the demo's capabilities 2 and 3, captured by
+/// `scripts/runner-parity.sh` (the demo's texts and LangChain's; no text of the reference):
+/// `vakra run` sends the same bytes.
+#[test]
+fn requests_are_byte_identical_to_the_reference_runners() {
+    for (capability, fixture) in [(2, "capability_2.jsonl"), (3, "capability_3.jsonl")] {
+        let expected = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/reference_runner")
+                .join(fixture),
+        )
+        .unwrap();
+        let log = tempfile::NamedTempFile::new().unwrap();
+        let mut standin = oracle();
+        standin.log = Some(std::sync::Mutex::new(log.reopen().unwrap()));
+        let (url, _) = serve(standin);
+        let out = tempfile::tempdir().unwrap();
+        let root = demo_root(true);
+        vakra()
+            .args(["run", "--quiet", "--model", "standin", "--model-url", &url])
+            .arg("--input")
+            .arg(demo_split())
+            .arg("--out")
+            .arg(out.path())
+            .arg("--root")
+            .arg(root.path())
+            .args(["--capability", &capability.to_string(), "--jobs", "1"])
+            .output()
+            .map(|o| assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)))
+            .unwrap();
+        let sent = std::fs::read_to_string(log.path()).unwrap();
+        let mut ours: Vec<String> = sent.lines().map(renumbered).collect();
+        let mut theirs: Vec<String> = expected.lines().map(renumbered).collect();
+        ours.sort();
+        theirs.sort();
+        assert_eq!(
+            ours.len(),
+            theirs.len(),
+            "capability {capability}: request counts"
+        );
+        for (a, b) in theirs.iter().zip(&ours) {
+            vakra_test_kit::text::assert_text(&format!("capability {capability}"), a, b);
+        }
+    }
+}
+
+#[test]
+fn mcp_schemas_are_sent_as_listed_on_request_and_the_run_says_it_is_not_comparable() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut standin = oracle();
+    standin.log = Some(std::sync::Mutex::new(log.reopen().unwrap()));
+    let (url, _) = serve(standin);
+    let out = tempfile::tempdir().unwrap();
+    let root = demo_root(true);
+    run_ok(
+        root.path(),
+        &demo_split(),
+        out.path(),
+        &url,
+        &["--capability", "1", "--tool-schemas", "mcp"],
+    );
+    let first: Value = serde_json::from_str(
+        std::fs::read_to_string(log.path())
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let aggregate = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "aggregate_data")
+        .unwrap();
+    assert!(
+        aggregate["function"]["parameters"]["$defs"].is_object(),
+        "the listed schema, enums in $defs: {aggregate}"
+    );
+    let record = read_json(&out.path().join("run.json"))["comparability"].clone();
+    assert_eq!(record["tool_schemas"], "mcp");
+    assert_eq!(record["leaderboard_comparable"], false);
+    let reasons = record["not_comparable_because"].to_string();
+    assert!(
+        reasons.contains("mcp schemas") && reasons.contains("built-in"),
+        "{reasons}"
+    );
+    // The evaluator copies the record and warns.
+    let (_, report) = run_eval_split(&demo_split(), root.path(), out.path(), &[]);
+    assert_eq!(report["comparability"], record);
+    assert!(
+        report["warnings"]
+            .to_string()
+            .contains("not comparable with the leaderboard"),
+        "{}",
+        report["warnings"]
+    );
+}
+
+/// A split of the demo's capability-2 `library` samples, for roots with more tools.
+fn library_split() -> tempfile::TempDir {
+    let split = tempfile::tempdir().unwrap();
+    let folder = split.path().join("capability_2_dashboard_apis");
+    for part in ["input", "output"] {
+        std::fs::create_dir_all(folder.join(part)).unwrap();
+        std::fs::copy(
+            demo_split()
+                .join("capability_2_dashboard_apis")
+                .join(part)
+                .join("library.json"),
+            folder.join(part).join("library.json"),
+        )
+        .unwrap();
+    }
+    split
+}
+
+/// `vakra run` on the crowded root with the Hugging Face cache in `hf_home`, offline, and
+/// `model` (if any) in VAKRA_SHORTLIST_MODEL.
+fn run_crowded(root: &Path, split: &Path, out: &Path, hf_home: &Path, model: Option<&Path>) {
+    let (url, _) = serve(StandIn::new(Behaviour::Oracle(
+        Oracle::load(split).unwrap(),
+    )));
+    let mut command = vakra();
+    command
+        .args([
+            "run",
+            "--quiet",
+            "--model",
+            "m",
+            "--model-url",
+            &url,
+            "--input",
+        ])
+        .arg(split)
+        .arg("--out")
+        .arg(out)
+        .arg("--root")
+        .arg(root)
+        .env("HF_HOME", hf_home)
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("HF_HUB_CACHE")
+        .env_remove("VAKRA_SHORTLIST_MODEL");
+    if let Some(model) = model {
+        command.env("VAKRA_SHORTLIST_MODEL", model);
+    }
+    output_ok(&mut command);
+}
+
+#[test]
+fn without_a_shortlist_model_samples_that_need_one_fail_saying_where_to_put_it() {
+    let root = crowded_root(200);
+    let split = library_split();
+    let out = tempfile::tempdir().unwrap();
+    let hf_home = tempfile::tempdir().unwrap();
+    run_crowded(root.path(), split.path(), out.path(), hf_home.path(), None);
+    for record in all_records(out.path()) {
+        assert_eq!(record["status"], "error");
+        let error = record["error"].as_str().unwrap();
+        for option in [
+            "sentence-transformers/all-MiniLM-L6-v2",
+            "--shortlist-model",
+            "VAKRA_SHORTLIST_MODEL",
+            "HF_HUB_OFFLINE",
+        ] {
+            assert!(error.contains(option), "{option} not named: {error}");
+        }
+    }
+    // The demo's own domains need no shortlist: the same settings run them.
+    let demo_out = tempfile::tempdir().unwrap();
+    let demo = demo_root(false);
+    run_crowded(
+        demo.path(),
+        split.path(),
+        demo_out.path(),
+        hf_home.path(),
+        None,
+    );
+    assert!(
+        all_records(demo_out.path())
+            .iter()
+            .all(|r| r["status"] == "success")
+    );
+}
+
+/// The reference's shortlist (all-MiniLM-L6-v2; `make test-dense` fetches the model): found
+/// through VAKRA_SHORTLIST_MODEL, recorded with its hash, and again from the Hugging Face cache.
+#[test]
+fn the_reference_shortlist_ranks_with_minilm_from_the_variable_or_the_cache() {
+    let Some(model) = vakra_test_kit::model::minilm_dir() else {
+        return;
+    };
+    let root = crowded_root(200);
+    let split = library_split();
+    let hf_home = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    run_crowded(
+        root.path(),
+        split.path(),
+        out.path(),
+        hf_home.path(),
+        Some(&model),
+    );
+    let records = all_records(out.path());
+    assert!(
+        records.iter().all(|r| r["status"] == "success"),
+        "{records:?}"
+    );
+    let record = read_json(&out.path().join("run.json"))["comparability"].clone();
+    assert_eq!(record["shortlist"]["method"], "embeddings");
+    assert_eq!(
+        record["shortlist"]["model"],
+        "sentence-transformers/all-MiniLM-L6-v2"
+    );
+    assert!(
+        record["shortlist"]["model_hash"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    let tools = read_json(
+        &out.path()
+            .join("capability_2_dashboard_apis/library_tools.json"),
+    );
+    let shortlisted = |tools: &Value| -> Vec<Value> {
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["shortlisted_tools"].clone())
+            .collect()
+    };
+    // The same model in the Hugging Face cache's layout is found there.
+    let repo = hf_home
+        .path()
+        .join("hub/models--sentence-transformers--all-MiniLM-L6-v2");
+    let snapshot = repo.join("snapshots/abc123");
+    std::fs::create_dir_all(&snapshot).unwrap();
+    for entry in walk(&model) {
+        let target = snapshot.join(entry.strip_prefix(&model).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, target).unwrap();
+    }
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), "abc123").unwrap();
+    let cached = tempfile::tempdir().unwrap();
+    run_crowded(
+        root.path(),
+        split.path(),
+        cached.path(),
+        hf_home.path(),
+        None,
+    );
+    let again = read_json(
+        &cached
+            .path()
+            .join("capability_2_dashboard_apis/library_tools.json"),
+    );
+    assert_eq!(shortlisted(&again), shortlisted(&tools));
+    assert_eq!(shortlisted(&tools)[0].as_array().unwrap().len(), 128);
 }

@@ -72,6 +72,9 @@ pub struct BundleMetadata {
     /// From the evaluation report of these predictions, when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scores: Option<Scores>,
+    /// What the scores compare with: the report's record, else the run folder's `run.json`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparability: Option<crate::comparability::Comparability>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -101,6 +104,8 @@ pub struct DomainFile {
 pub struct Scores {
     pub leaderboard_score: f64,
     pub capabilities: BTreeMap<String, f64>,
+    #[serde(skip)]
+    pub comparability: Option<crate::comparability::Comparability>,
 }
 
 /// The scores of an evaluation report's JSON.
@@ -113,6 +118,9 @@ pub fn scores_of(report: &Value) -> Option<Scores> {
             .iter()
             .filter_map(|(n, c)| Some((n.clone(), c.get("score")?.as_f64()?)))
             .collect(),
+        comparability: report
+            .get("comparability")
+            .and_then(|c| serde_json::from_value(c.clone()).ok()),
     })
 }
 
@@ -205,8 +213,18 @@ pub fn write_bundle(
     }
     zip.finish().map_err(zip_error)?;
     let zipped = std::fs::read(&zip_path).map_err(io(&zip_path))?;
+    let comparability = scores
+        .as_ref()
+        .and_then(|s| s.comparability.clone())
+        .or_else(|| {
+            entries.values().find_map(|e| {
+                let run_folder = e.path.parent()?.parent()?;
+                crate::comparability::Comparability::of_run(run_folder)
+            })
+        });
     let metadata = BundleMetadata {
         agent,
+        comparability,
         vakra_version: env!("CARGO_PKG_VERSION").into(),
         zip: ZipInfo {
             file: ZIP_NAME.into(),

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::comparability::Comparability;
 use crate::judging::{Judging, Sample, groundedness_mode, judge_sample};
 use crate::records::{
     CAPABILITY_DIRS, Problem, Record, capability_of_dir, domain_files, read_records,
@@ -203,15 +204,20 @@ pub async fn run(config: EvalConfig) -> Report {
     let leaderboard_score = report::leaderboard_score(capabilities.values());
     let tokens = Tokens::total(capabilities.values().filter_map(|c| c.tokens));
     let capability_names: Vec<String> = capabilities.keys().map(u8::to_string).collect();
-    let warnings = report::warnings(
+    let mut warnings = report::warnings(
         config.judging.llm.is_some(),
         &judge_errors,
         &replay_summary,
         &capability_names,
     );
+    let comparability = Comparability::of_run(&config.predictions);
+    if let Some(record) = comparability.as_ref().filter(|c| !c.leaderboard_comparable) {
+        warnings.push(format!("The run is {}.", record.summary()));
+    }
     let seconds = started.elapsed().as_secs_f64();
     Report {
         vakra_version: env!("CARGO_PKG_VERSION").into(),
+        comparability,
         settings: Settings {
             ground_truth: config.ground_truth.display().to_string(),
             predictions: config.predictions.display().to_string(),

@@ -17,6 +17,7 @@
 
 pub mod bundle;
 pub mod coerce;
+pub mod comparability;
 pub mod diff;
 pub mod evaluate;
 pub mod ground_truth_memo;

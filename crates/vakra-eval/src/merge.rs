@@ -54,6 +54,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
     let mut settings = first.settings.clone();
     settings.shard = None;
     let vakra_version = first.vakra_version.clone();
+    let comparability = first.comparability.clone();
     let mut problems: Vec<Problem> = Vec::new();
     let mut seen_problems = HashSet::new();
     let mut replay = ReplaySummary::default();
@@ -147,6 +148,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
     );
     Ok(Report {
         vakra_version,
+        comparability,
         leaderboard_score: report::leaderboard_score(capabilities.values()),
         cost_usd: prices.zip(tokens).map(|(p, t)| t.cost(p)),
         tokens,

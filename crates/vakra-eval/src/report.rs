@@ -14,6 +14,10 @@ use crate::trials::{Tokens, TrialsReport, trials_report};
 pub struct Report {
     pub vakra_version: String,
     pub settings: Settings,
+    /// What the score compares with, as the predictions' `run.json` (written by `vakra run`)
+    /// records it; absent for predictions from elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparability: Option<crate::comparability::Comparability>,
     /// Mean of the four capability scores (percent); capabilities not evaluated count as 0, as
     /// on the published leaderboard.
     pub leaderboard_score: f64,

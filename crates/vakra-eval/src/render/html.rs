@@ -90,6 +90,13 @@ pub fn html(report: &Report) -> String {
         report.timing.samples,
         report.timing.seconds
     );
+    if let Some(record) = &report.comparability {
+        let _ = write!(
+            out,
+            "<p class=meta id=comparability>The run is {}.</p>",
+            esc(&record.summary())
+        );
+    }
     if let Some(tokens) = report.tokens {
         let _ = write!(
             out,

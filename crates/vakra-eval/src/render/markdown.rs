@@ -13,6 +13,9 @@ pub fn markdown(report: &Report) -> String {
         "**Leaderboard score: {}**\n",
         pct(report.leaderboard_score)
     );
+    if let Some(record) = &report.comparability {
+        let _ = writeln!(out, "The run is {}.\n", record.summary());
+    }
     let _ = writeln!(
         out,
         "| capability | score | correct | samples | missing predictions |"
