@@ -55,7 +55,8 @@ test-dense:
 	export VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 && \
 	$(CARGO) test --workspace --features vakra-cli/dense \
 		--lib --test recall --test errors --test indexing --test http && \
-	$(CARGO) test --workspace --features vakra-cli/dense --test integration combined_mcp::
+	$(CARGO) test --workspace --features vakra-cli/dense --test integration -- \
+		combined_mcp:: run::the_reference_shortlist
 
 fmt:
 	$(CARGO) fmt --all
@@ -73,7 +74,8 @@ demo-data: release
 	python3 scripts/build_demo_databases.py
 	target/release/vakra import --vakra-repo demo --out .
 
-# Needs VAKRA_REF (a reference checkout); see ../shared/conformance/README.md.
+# Needs VAKRA_REF (a reference checkout); see ../shared/conformance/README.md. Includes the
+# runner parity check (scripts/runner-parity.sh).
 conformance: release
 	bash scripts/conformance.sh
 

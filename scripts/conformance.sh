@@ -51,3 +51,19 @@ VAKRA_REQUIRE_REF=1 cargo test --release -p vakra-cli --test integration eval_ag
 # (crates/vakra-cli/tests/run.rs; its Python needs only pydantic, which the conformance venv has).
 VAKRA_REQUIRE_REF=1 VAKRA_PYTHON=$venv/bin/python cargo test --release -p vakra-cli --test integration \
   run::the_oracle_model_scores_100_on_every_capability_and_the_output_validates
+
+# The runner: the reference's own runner and `vakra run` against one capturing stand-in, every
+# request byte for byte (scripts/runner-parity.sh): on the demo split with the reference's prompts
+# imported, then on imported domains over the synthetic conformance databases (a split made from
+# the conformance recordings; shortlists of domains over 128 tools included). Needs a venv with
+# the reference runner's requirements (RUNNER_VENV; made on first use, ~3 GB with torch).
+bash scripts/runner-parity.sh demo/tasks .
+parity=$(mktemp -d)
+trap 'rm -rf "$goldens" "$parity"' EXIT
+target/release/vakra import --vakra-repo "$VAKRA_REF" --out "$parity/root" >/dev/null
+mkdir -p "$parity/root/databases"
+for db in "$shared"/conformance/db/*/; do
+  ln -s "$(cd "$db" && pwd)" "$parity/root/databases/$(basename "$db")"
+done
+python3 scripts/make_parity_split.py "$shared/conformance/goldens/mcp" "$parity/split" 3
+bash scripts/runner-parity.sh "$parity/split" "$parity/root"
