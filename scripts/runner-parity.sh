@@ -81,12 +81,12 @@ for c in ${capabilities//,/ }; do
   start_standin "$work/ref-$c.log"
   (cd "$work/ref" && env "CAPABILITY_${c}_DIR=$split/$dir" OPENAI_BASE_URL="$url/v1" OPENAI_API_KEY=x \
     AGENT_TIMEOUT_SECONDS=120 "$venv/bin/python" benchmark_runner.py --capability_id "$c" \
-    --provider openai --model standin --mcp-config benchmark/parity_mcp.yaml \
+    --provider openai --model stand-in --mcp-config benchmark/parity_mcp.yaml \
     --output "$work/ref-out-$c" >"$work/ref-run-$c.txt" 2>&1) || { tail -20 "$work/ref-run-$c.txt"; exit 1; }
   kill "$standin_pid"; wait "$standin_pid" 2>/dev/null || true
   start_standin "$work/vakra-$c.log"
   "$vakra" run --input "$split" --capability "$c" --out "$work/vakra-out" --root "$root" \
-    --model-url "$url/v1" --model standin --jobs 1 --quiet >/dev/null
+    --model-url "$url/v1" --model stand-in --jobs 1 --quiet >/dev/null
   kill "$standin_pid"; wait "$standin_pid" 2>/dev/null || true
   python3 scripts/compare_requests.py "capability $c" "$work/ref-$c.log" "$work/vakra-$c.log" || failed=1
 done

@@ -30,9 +30,16 @@ fn oracle() -> StandIn {
     StandIn::new(Behaviour::Oracle(Oracle::load(&demo_split()).unwrap()))
 }
 
-/// `vakra run` of `split` on `root` into `out` with `extra` arguments.
-fn run(root: &Path, split: &Path, out: &Path, url: &str, extra: &[&str]) -> Output {
-    vakra()
+/// The `vakra run` command of `split` on `root` into `out` with `extra` arguments.
+fn run_command(
+    root: &Path,
+    split: &Path,
+    out: &Path,
+    url: &str,
+    extra: &[&str],
+) -> std::process::Command {
+    let mut command = vakra();
+    command
         .args([
             "run",
             "--quiet",
@@ -47,9 +54,13 @@ fn run(root: &Path, split: &Path, out: &Path, url: &str, extra: &[&str]) -> Outp
         .arg(out)
         .arg("--root")
         .arg(root)
-        .args(extra)
-        .output()
-        .unwrap()
+        .args(extra);
+    command
+}
+
+/// `vakra run` of `split` on `root` into `out` with `extra` arguments.
+fn run(root: &Path, split: &Path, out: &Path, url: &str, extra: &[&str]) -> Output {
+    run_command(root, split, out, url, extra).output().unwrap()
 }
 
 fn run_ok(root: &Path, split: &Path, out: &Path, url: &str, extra: &[&str]) -> String {
@@ -1072,18 +1083,14 @@ fn requests_are_byte_identical_to_the_reference_runners() {
         let (url, _) = serve(standin);
         let out = tempfile::tempdir().unwrap();
         let root = demo_root(true);
-        vakra()
-            .args(["run", "--quiet", "--model", "standin", "--model-url", &url])
-            .arg("--input")
-            .arg(demo_split())
-            .arg("--out")
-            .arg(out.path())
-            .arg("--root")
-            .arg(root.path())
-            .args(["--capability", &capability.to_string(), "--jobs", "1"])
-            .output()
-            .map(|o| assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)))
-            .unwrap();
+        let capability = capability.to_string();
+        run_ok(
+            root.path(),
+            &demo_split(),
+            out.path(),
+            &url,
+            &["--capability", &capability, "--jobs", "1"],
+        );
         let sent = std::fs::read_to_string(log.path()).unwrap();
         let mut ours: Vec<String> = sent.lines().map(renumbered).collect();
         let mut theirs: Vec<String> = expected.lines().map(renumbered).collect();
@@ -1177,22 +1184,8 @@ fn run_crowded(root: &Path, split: &Path, out: &Path, hf_home: &Path, model: Opt
     let (url, _) = serve(StandIn::new(Behaviour::Oracle(
         Oracle::load(split).unwrap(),
     )));
-    let mut command = vakra();
+    let mut command = run_command(root, split, out, &url, &[]);
     command
-        .args([
-            "run",
-            "--quiet",
-            "--model",
-            "m",
-            "--model-url",
-            &url,
-            "--input",
-        ])
-        .arg(split)
-        .arg("--out")
-        .arg(out)
-        .arg("--root")
-        .arg(root)
         .env("HF_HOME", hf_home)
         .env("HF_HUB_OFFLINE", "1")
         .env_remove("HF_HUB_CACHE")
