@@ -1064,6 +1064,14 @@ fn renumbered(body: &str) -> String {
     out
 }
 
+/// The demo's oracle writing every request body into a file; its API base and the file.
+fn logging_oracle() -> (String, tempfile::NamedTempFile) {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut standin = oracle();
+    standin.log = Some(std::sync::Mutex::new(log.reopen().unwrap()));
+    (serve(standin).0, log)
+}
+
 /// What the reference's own runner (benchmark_runner.py with LangChain, its pinned
 /// requirements) sent the stand-in on the demo's capabilities 2 and 3, captured by
 /// `scripts/runner-parity.sh` (the demo's texts and LangChain's; no text of the reference):
@@ -1077,10 +1085,7 @@ fn requests_are_byte_identical_to_the_reference_runners() {
                 .join(fixture),
         )
         .unwrap();
-        let log = tempfile::NamedTempFile::new().unwrap();
-        let mut standin = oracle();
-        standin.log = Some(std::sync::Mutex::new(log.reopen().unwrap()));
-        let (url, _) = serve(standin);
+        let (url, log) = logging_oracle();
         let out = tempfile::tempdir().unwrap();
         let root = demo_root(true);
         let capability = capability.to_string();
@@ -1109,10 +1114,7 @@ fn requests_are_byte_identical_to_the_reference_runners() {
 
 #[test]
 fn mcp_schemas_are_sent_as_listed_on_request_and_the_run_says_it_is_not_comparable() {
-    let log = tempfile::NamedTempFile::new().unwrap();
-    let mut standin = oracle();
-    standin.log = Some(std::sync::Mutex::new(log.reopen().unwrap()));
-    let (url, _) = serve(standin);
+    let (url, log) = logging_oracle();
     let out = tempfile::tempdir().unwrap();
     let root = demo_root(true);
     run_ok(
