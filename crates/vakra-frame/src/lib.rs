@@ -24,6 +24,7 @@ mod isoformat;
 mod like;
 mod loader;
 mod numpy;
+mod pandas;
 mod pyre;
 mod pystr;
 mod render;
@@ -38,6 +39,7 @@ pub use error::{FrameError, RenderError, ToolError};
 pub use loader::{
     DirectLimits, InitArgs, TableSpec, initialize_active_data, load_universe, make_safe,
 };
+pub use pandas::{PANDAS_ENV, Pandas, ParsePandasError};
 pub use render::{handle_suffix, peek, python_str, render_list};
 pub use table::Table;
 pub use text::Text;
