@@ -1,6 +1,8 @@
-//! Capability 1 against the reference's own recordings: the pandas-2 transcripts of
+//! Capability 1 against the reference's own recordings: the transcripts of
 //! `../shared/conformance/cap1-transcripts` replayed over stdio against `vakra mcp
-//! --capability 1`, every `tools/list` and every tool answer compared byte for byte.
+//! --capability 1`, every `tools/list` and every tool answer compared byte for byte. The
+//! reference ran under pandas 3.1.1 (`*_pandas3.json`, the default here) and pandas 2.3.3
+//! (`*_pandas2.json`, replayed with `--pandas 2`).
 //!
 //! The data root is built here from shared material only: the reference's mapping (plus the
 //! fixtures' extra universes) and tool texts read back out of the recorded listings, so the
@@ -130,15 +132,20 @@ fn fixture(shared: &Path) -> Fixture {
 
 type Client = RunningService<RoleClient, ()>;
 
-async fn start(f: &Fixture, domain: &str, server_type: &str) -> Client {
+/// `vakra mcp` with the pandas switch as given (`None`: the default, from a clean environment).
+async fn start(f: &Fixture, domain: &str, server_type: &str, pandas: Option<&str>) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
     command
         .args(["mcp", "--capability", "1", "--domain", domain, "--root"])
         .arg(&f.root)
         .arg("--db-root")
         .arg(&f.dbs)
+        .env_remove("VAKRA_PANDAS")
         .env("MCP_SERVER_TYPE", server_type)
         .stderr(Stdio::null());
+    if let Some(pandas) = pandas {
+        command.args(["--pandas", pandas]);
+    }
     ().serve(TokioChildProcess::new(command).unwrap())
         .await
         .unwrap()
@@ -156,18 +163,19 @@ fn listing_json(tools: Vec<rmcp::model::Tool>) -> Value {
     )
 }
 
-/// Replays one script; returns the number of steps compared and the differences.
-async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
+/// Replays one script's transcript recorded under pandas `major` (the server's default for 3,
+/// `--pandas 2` for 2); returns the number of steps compared and the differences.
+async fn replay(f: &Fixture, name: &str, major: u8) -> (usize, Vec<String>) {
     let script = read_json(&f.transcripts.join(format!("script_{name}.json")));
     let transcript = read_json(
         &f.transcripts
-            .join(format!("transcript_{name}_pandas2.json")),
+            .join(format!("transcript_{name}_pandas{major}.json")),
     );
     let domain = script["domain"].as_str().unwrap();
     let server_type = script["env"]["MCP_SERVER_TYPE"]
         .as_str()
         .unwrap_or("router");
-    let client = start(f, domain, server_type).await;
+    let client = start(f, domain, server_type, (major == 2).then_some("2")).await;
     let info = client.peer_info().unwrap();
     let mut diffs = Vec::new();
     let mut compared = 0;
@@ -196,7 +204,7 @@ async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
                         .map(|(a, b)| format!("\n      got  {a}\n      want {b}"))
                         .unwrap_or_default();
                     diffs.push(format!(
-                        "{name} step {i} tools/list: names {got_names:?}{first_diff}"
+                        "{name} (pandas {major}) step {i} tools/list: names {got_names:?}{first_diff}"
                     ));
                 }
                 compared += 1;
@@ -222,7 +230,7 @@ async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
                 let want_error = step["result"]["isError"].as_bool().unwrap_or(false);
                 if text != want_text || is_error != want_error {
                     diffs.push(format!(
-                        "{name} step {i} {tool} {}\n      want ({want_error}) {want_text}\n      got  ({is_error}) {text}",
+                        "{name} (pandas {major}) step {i} {tool} {}\n      want ({want_error}) {want_text}\n      got  ({is_error}) {text}",
                         step["arguments"]
                     ));
                 }
@@ -235,18 +243,16 @@ async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
     (compared, diffs)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pandas2_transcripts_reproduce_over_mcp() {
+/// Replays every transcript of `names` recorded under pandas `major`.
+async fn replay_all(major: u8, names: &[&str]) {
     let Some(shared) = shared() else {
         return;
     };
     let f = fixture(&shared);
     let mut total = 0;
     let mut all = Vec::new();
-    for name in [
-        "disney1", "disney2", "beer1", "test1", "test2", "test3", "sel_mode", "sf_mode",
-    ] {
-        let (compared, diffs) = replay(&f, name).await;
+    for &name in names {
+        let (compared, diffs) = replay(&f, name, major).await;
         assert!(compared > 0, "{name}: nothing compared");
         total += compared;
         all.extend(diffs);
@@ -257,5 +263,21 @@ async fn pandas2_transcripts_reproduce_over_mcp() {
         all.len(),
         all.join("\n")
     );
-    eprintln!("{total} transcript steps reproduced");
+    eprintln!("{total} pandas-{major} transcript steps reproduced");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pandas2_transcripts_reproduce_over_mcp_with_the_switch() {
+    replay_all(
+        2,
+        &[
+            "disney1", "disney2", "beer1", "test1", "test2", "test3", "sel_mode", "sf_mode",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pandas3_transcripts_reproduce_over_mcp_by_default() {
+    replay_all(3, &["disney2", "beer1"]).await;
 }
