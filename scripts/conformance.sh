@@ -25,7 +25,32 @@ fi
 # Capability 4's tool checksums against $shared/reference/tool_checksums.json (39 match, 2
 # documented mismatches); VAKRA_REQUIRE_REF=1 fails the test instead of skipping it.
 VAKRA_REQUIRE_REF=1 cargo test -p vakra-cli --test integration combined_mcp::reference_checksums_of_capability_4
-VAKRA_BIN=target/release/vakra PYTHON=$venv/bin/python bash "$shared/conformance/run.sh"
+# run.sh replays recordings made under pandas 2.3.3: capability 1 with the pandas switch. (MCP
+# clients start `vakra mcp` with a bare environment, so the variable reaches it through the data
+# root that run.sh's `vakra import` makes: it records the version there.)
+VAKRA_PANDAS=2 VAKRA_BIN=target/release/vakra PYTHON=$venv/bin/python bash "$shared/conformance/run.sh"
+
+# --- Capability 1 under pandas 3.1.1, the default ----------------------------------------------
+# The reference is recorded afresh, under pandas 3, replaying the call sequence of each
+# capability-1 conformance plan (tools/ref_mcp_probe.py), into a temporary folder (the recordings
+# are the reference's answers, so they never enter the repository); run.sh then replays them
+# against `vakra mcp` with default flags.
+p3_venv=${PANDAS3_VENV:-.venv-pandas3}
+if [[ ! -x $p3_venv/bin/python ]]; then
+  python3 -m venv "$p3_venv"
+  "$p3_venv/bin/pip" install --quiet -r "$shared/conformance/tools/requirements-pandas3.txt"
+fi
+p3_goldens=$(mktemp -d)
+mkdir -p "$p3_goldens/mcp"
+for plan in "$shared"/conformance/goldens/mcp/cap1-*.calls.jsonl; do
+  label=$(basename "$plan" .calls.jsonl)
+  VAKRA_REF=$VAKRA_REF "$p3_venv/bin/python" "$shared/conformance/tools/ref_mcp_probe.py" run \
+    --preset cap1 --python "$p3_venv/bin/python" --domain "${label#cap1-}" \
+    --db-root "$shared/conformance/db" --replay "$plan" --out "$p3_goldens/mcp" --label "$label" >/dev/null
+done
+(unset VAKRA_PANDAS; CHECKS=cap1 GOLDENS=$p3_goldens VAKRA_BIN=target/release/vakra PYTHON=$venv/bin/python \
+  bash "$shared/conformance/run.sh")
+rm -rf "$p3_goldens"
 
 # --- BPO (capability 3, domain bpo) -------------------------------------------------------------
 # The reference's BPO requirements are unpinned; the comparison targets FastMCP 2.x with the

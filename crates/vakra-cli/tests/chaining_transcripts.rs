@@ -2,7 +2,9 @@
 //! `../shared/conformance/cap1-transcripts` replayed over stdio against `vakra mcp
 //! --capability 1`, every `tools/list` and every tool answer compared byte for byte. The
 //! reference ran under pandas 3.1.1 (`*_pandas3.json`, the default here) and pandas 2.3.3
-//! (`*_pandas2.json`, replayed with `--pandas 2`).
+//! (`*_pandas2.json`, replayed with `--pandas 2`). Shared has pandas-3 transcripts of two
+//! scripts; `scripts/conformance.sh` records the reference under pandas 3 on every script into a
+//! temporary folder named by `VAKRA_CAP1_PANDAS3`, whose transcripts are then replayed too.
 //!
 //! The data root is built here from shared material only: the reference's mapping (plus the
 //! fixtures' extra universes) and tool texts read back out of the recorded listings, so the
@@ -164,13 +166,11 @@ fn listing_json(tools: Vec<rmcp::model::Tool>) -> Value {
 }
 
 /// Replays one script's transcript recorded under pandas `major` (the server's default for 3,
-/// `--pandas 2` for 2); returns the number of steps compared and the differences.
-async fn replay(f: &Fixture, name: &str, major: u8) -> (usize, Vec<String>) {
+/// `--pandas 2` for 2), read from `dir`; returns the number of steps compared and the
+/// differences.
+async fn replay(f: &Fixture, dir: &Path, name: &str, major: u8) -> (usize, Vec<String>) {
     let script = read_json(&f.transcripts.join(format!("script_{name}.json")));
-    let transcript = read_json(
-        &f.transcripts
-            .join(format!("transcript_{name}_pandas{major}.json")),
-    );
+    let transcript = read_json(&dir.join(format!("transcript_{name}_pandas{major}.json")));
     let domain = script["domain"].as_str().unwrap();
     let server_type = script["env"]["MCP_SERVER_TYPE"]
         .as_str()
@@ -243,16 +243,22 @@ async fn replay(f: &Fixture, name: &str, major: u8) -> (usize, Vec<String>) {
     (compared, diffs)
 }
 
-/// Replays every transcript of `names` recorded under pandas `major`.
-async fn replay_all(major: u8, names: &[&str]) {
+const SCRIPTS: [&str; 8] = [
+    "disney1", "disney2", "beer1", "test1", "test2", "test3", "sel_mode", "sf_mode",
+];
+
+/// Replays every transcript of `names` recorded under pandas `major`, from `dir` (default: the
+/// shared folder).
+async fn replay_all(major: u8, names: &[&str], dir: Option<PathBuf>) {
     let Some(shared) = shared() else {
         return;
     };
     let f = fixture(&shared);
+    let dir = dir.unwrap_or_else(|| f.transcripts.clone());
     let mut total = 0;
     let mut all = Vec::new();
     for &name in names {
-        let (compared, diffs) = replay(&f, name, major).await;
+        let (compared, diffs) = replay(&f, &dir, name, major).await;
         assert!(compared > 0, "{name}: nothing compared");
         total += compared;
         all.extend(diffs);
@@ -263,21 +269,29 @@ async fn replay_all(major: u8, names: &[&str]) {
         all.len(),
         all.join("\n")
     );
-    eprintln!("{total} pandas-{major} transcript steps reproduced");
+    eprintln!(
+        "{total} pandas-{major} transcript steps reproduced ({})",
+        dir.display()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pandas2_transcripts_reproduce_over_mcp_with_the_switch() {
-    replay_all(
-        2,
-        &[
-            "disney1", "disney2", "beer1", "test1", "test2", "test3", "sel_mode", "sf_mode",
-        ],
-    )
-    .await;
+    replay_all(2, &SCRIPTS, None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pandas3_transcripts_reproduce_over_mcp_by_default() {
-    replay_all(3, &["disney2", "beer1"]).await;
+    replay_all(3, &["disney2", "beer1"], None).await;
+}
+
+/// Every script recorded under pandas 3 by `scripts/conformance.sh` (skipped without
+/// `VAKRA_CAP1_PANDAS3`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recorded_pandas3_transcripts_of_every_script_reproduce_by_default() {
+    let Some(dir) = std::env::var_os("VAKRA_CAP1_PANDAS3") else {
+        eprintln!("skipped: VAKRA_CAP1_PANDAS3 names no folder of pandas-3 recordings");
+        return;
+    };
+    replay_all(3, &SCRIPTS, Some(PathBuf::from(dir))).await;
 }

@@ -25,6 +25,7 @@ mod like;
 mod loader;
 mod numpy;
 mod pandas;
+mod pdrepr;
 mod pyre;
 mod pystr;
 mod render;

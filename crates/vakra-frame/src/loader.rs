@@ -371,9 +371,15 @@ fn read_table(
                     _ => None,
                 })
                 .collect();
-            Err(FrameError::new(format!(
-                "Did not find table '{table}' in connection. Only found {}",
+            // `df['name'].values`: a numpy array, or under pandas 3 a `StringArray` (when
+            // there are names to make a `str` column of).
+            let found = if source.pandas == Pandas::V3 && !names.is_empty() {
+                crate::pdrepr::string_array_repr(&names)
+            } else {
                 numpy_str_array(&names)
+            };
+            Err(FrameError::new(format!(
+                "Did not find table '{table}' in connection. Only found {found}"
             )))
         }
     }

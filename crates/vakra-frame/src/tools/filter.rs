@@ -127,7 +127,7 @@ pub fn filter_data(
         FilterCondition::LessThan => ordering(cells, dtype, &value, CmpOp::Lt)?,
         FilterCondition::GreaterThanEqualTo => ordering(cells, dtype, &value, CmpOp::Ge)?,
         FilterCondition::LessThanEqualTo => ordering(cells, dtype, &value, CmpOp::Le)?,
-        FilterCondition::Contains => contains(cells, dtype, &value)?,
+        FilterCondition::Contains => contains(cells, dtype, &value, pandas)?,
         FilterCondition::Like => like(cells, &value)?,
     };
     Ok(ToolValue::Table(take_rows(&frame, &mask)))
@@ -281,16 +281,51 @@ fn str_accessor_allowed(cells: &[Cell]) -> bool {
     }
 }
 
-fn contains(cells: &[Cell], dtype: Dtype, value: &Value) -> Result<Vec<bool>, ToolError> {
+/// `lib.infer_dtype(values, skipna=True)` for a column `.str` refuses.
+fn inferred_dtype(cells: &[Cell], dtype: Dtype) -> &'static str {
+    match dtype {
+        Dtype::Float64 => return "floating",
+        Dtype::Int64 | Dtype::UInt64 => return "integer",
+        Dtype::Bool => return "boolean",
+        Dtype::Object | Dtype::Str => {}
+    }
+    let values = cells.iter().filter(|c| !c.is_null());
+    let (mut int, mut float, mut boolean) = (false, false, false);
+    for c in values {
+        match c {
+            Cell::Int(_) | Cell::UInt(_) => int = true,
+            Cell::Float(_) => float = true,
+            Cell::Bool(_) => boolean = true,
+            _ => {}
+        }
+    }
+    match (int, float, boolean) {
+        (_, _, true) => "boolean",
+        (true, true, _) => "mixed-integer-float",
+        (false, true, _) => "floating",
+        _ => "integer",
+    }
+}
+
+fn contains(
+    cells: &[Cell],
+    dtype: Dtype,
+    value: &Value,
+    pandas: Pandas,
+) -> Result<Vec<bool>, ToolError> {
     let allowed = match dtype {
         Dtype::Str => true,
         Dtype::Object => str_accessor_allowed(cells),
         _ => false,
     };
     if !allowed {
-        return Err(ToolError::new(
-            "Can only use .str accessor with string values!",
-        ));
+        return Err(ToolError::new(match pandas {
+            Pandas::V2 => "Can only use .str accessor with string values!".to_owned(),
+            Pandas::V3 => format!(
+                "Can only use .str accessor with string values, not {}",
+                inferred_dtype(cells, dtype)
+            ),
+        }));
     }
     let Value::Str(pattern) = value else {
         return Err(ToolError::new(
