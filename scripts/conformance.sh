@@ -50,6 +50,53 @@ for plan in "$shared"/conformance/goldens/mcp/cap1-*.calls.jsonl; do
 done
 (unset VAKRA_PANDAS; CHECKS=cap1 GOLDENS=$p3_goldens VAKRA_BIN=target/release/vakra PYTHON=$venv/bin/python \
   bash "$shared/conformance/run.sh")
+# The capability-1 transcript scripts (shared has pandas-3 transcripts of two of them), recorded
+# the way their README says (a copy of the reference with the fixtures' universes added, the mock
+# databases rebuilt), then replayed by crates/vakra-cli/tests/chaining_transcripts.rs.
+fixtures=$shared/conformance/cap1-transcripts
+p3_ref=$p3_goldens/reference
+mkdir -p "$p3_ref" "$p3_goldens/dbs" "$p3_goldens/transcripts"
+(cd "$VAKRA_REF" && tar --exclude=.git -cf - .) | tar -xf - -C "$p3_ref"
+cat "$fixtures/mapping_additions_testdom.yaml" >>"$p3_ref/environment/configs/mcp_tool_universe_id_mapping.yaml"
+"$p3_venv/bin/python" - "$fixtures" "$p3_goldens" <<'PYEOF'
+import asyncio, glob, json, os, sqlite3, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+fixtures, work = sys.argv[1], sys.argv[2]
+dbs, ref = os.path.join(work, "dbs"), os.path.join(work, "reference")
+for sql in glob.glob(os.path.join(fixtures, "mockdb_*.sql")):
+    domain = os.path.basename(sql)[len("mockdb_"):-len(".sql")]
+    os.makedirs(os.path.join(dbs, domain), exist_ok=True)
+    con = sqlite3.connect(os.path.join(dbs, domain, domain + ".sqlite"))
+    con.executescript(open(sql).read()); con.commit(); con.close()
+def dump(res):
+    return res.model_dump(mode="json", by_alias=True, exclude_none=True)
+async def record(script, out):
+    spec = json.load(open(script))
+    env = {"MCP_DOMAIN": spec["domain"], "MCP_DB_ROOT": dbs, "MCP_SERVER_TYPE": "router",
+           "PYTHONPATH": ref, "CAPABILITY_ID": "1", **spec.get("env", {})}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "environment.m3.python_tools.mcp"],
+                                   env=env, cwd=ref)
+    log = []
+    with open(os.devnull, "w") as err:
+        async with stdio_client(params, errlog=err) as (r, w), ClientSession(r, w) as s:
+            log.append({"step": "initialize", "result": dump(await s.initialize())})
+            for st in spec["steps"]:
+                if st[0] == "list":
+                    log.append({"step": "tools/list", "result": dump(await s.list_tools())})
+                    continue
+                _, name, args = st
+                # the scripts name their database under /tmp/dbs; the test maps that prefix back
+                live = {k: v.replace("/tmp/dbs", dbs, 1) if k == "database_path" else v for k, v in args.items()}
+                log.append({"step": "tools/call", "name": name, "arguments": args,
+                            "result": dump(await s.call_tool(name, live))})
+    json.dump(log, open(out, "w"), ensure_ascii=False)
+for script in sorted(glob.glob(os.path.join(fixtures, "script_*.json"))):
+    name = os.path.basename(script)[len("script_"):-len(".json")]
+    asyncio.run(record(script, os.path.join(work, "transcripts", f"transcript_{name}_pandas3.json")))
+PYEOF
+VAKRA_REQUIRE_REF=1 VAKRA_CAP1_PANDAS3=$p3_goldens/transcripts cargo test --release -p vakra-cli \
+  --test integration chaining_transcripts:: -- --nocapture
 rm -rf "$p3_goldens"
 
 # --- BPO (capability 3, domain bpo) -------------------------------------------------------------
