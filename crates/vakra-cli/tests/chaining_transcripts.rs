@@ -295,3 +295,52 @@ async fn recorded_pandas3_transcripts_of_every_script_reproduce_by_default() {
     };
     replay_all(3, &SCRIPTS, Some(PathBuf::from(dir))).await;
 }
+
+/// The dtype `get_data` shows for disney's first text column, from a server started with
+/// `args` and `env`.
+async fn first_text_dtype(f: &Fixture, args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
+    command
+        .args(["mcp", "--capability", "1", "--domain", "disney", "--root"])
+        .arg(&f.root)
+        .arg("--db-root")
+        .arg(&f.dbs)
+        .args(args)
+        .env_remove("VAKRA_PANDAS")
+        .envs(env.iter().copied())
+        .stderr(Stdio::null());
+    let client: Client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    let result = client
+        .call_tool(CallToolRequestParams::new("get_data"))
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    let text = result.content[0].as_text().unwrap().text.clone();
+    let peek: Value = serde_json::from_str(&text).unwrap();
+    peek["key_details"][0]["dtype"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pandas_switch_reaches_the_server_by_flag_variable_or_data_root() {
+    let Some(shared) = shared() else {
+        return;
+    };
+    let f = fixture(&shared);
+    assert_eq!(first_text_dtype(&f, &[], &[]).await, "str");
+    assert_eq!(
+        first_text_dtype(&f, &["--pandas", "2"], &[]).await,
+        "object"
+    );
+    assert_eq!(
+        first_text_dtype(&f, &[], &[("VAKRA_PANDAS", "2")]).await,
+        "object"
+    );
+    // A root imported with `--pandas 2` (MCP clients pass servers a bare environment).
+    vakra_chaining::write_root_pandas(&f.root, vakra_chaining::Pandas::V2).unwrap();
+    assert_eq!(first_text_dtype(&f, &[], &[]).await, "object");
+    assert_eq!(first_text_dtype(&f, &["--pandas", "3"], &[]).await, "str");
+    assert_eq!(
+        first_text_dtype(&f, &[], &[("VAKRA_PANDAS", "3.1.1")]).await,
+        "str"
+    );
+}
