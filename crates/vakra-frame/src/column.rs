@@ -17,6 +17,8 @@ pub(crate) struct Kinds {
     pub(crate) uint: bool,
     pub(crate) float: bool,
     pub(crate) nan: bool,
+    /// A NaN other than numpy's `nan` object (which pandas 3's `str` columns hold already).
+    pub(crate) foreign_nan: bool,
     /// A float that is not NaN.
     pub(crate) real: bool,
     /// `str` or `bytes`.
@@ -39,6 +41,7 @@ impl Kinds {
                 Cell::Float(x) => {
                     k.float = true;
                     k.nan |= x.is_nan();
+                    k.foreign_nan |= x.is_nan() && !crate::pandas::is_np_nan(*x);
                     k.real |= !x.is_nan();
                 }
                 Cell::Str(_) => k.text = true,
@@ -57,7 +60,7 @@ impl Kinds {
 
     /// Whether pandas 3 makes a `str` column of these kinds: strings, with missing values
     /// (`None`, NaN) at most.
-    fn strings(self) -> bool {
+    pub(crate) fn strings(self) -> bool {
         self.text && !self.bytes && !self.bool && !self.int && !self.uint && !self.real
     }
 
@@ -66,7 +69,7 @@ impl Kinds {
     /// pandas 3, `None` and NaN among strings become `np.nan`).
     pub(crate) fn frame_dtype(self, pandas: Pandas) -> (Dtype, bool) {
         if pandas == Pandas::V3 && self.strings() {
-            return (Dtype::Str, self.none || self.nan);
+            return (Dtype::Str, self.none || self.foreign_nan);
         }
         if self.text {
             return (Dtype::Object, false);
@@ -112,6 +115,8 @@ impl Kinds {
             self == Kinds {
                 negative: self.negative,
                 nan: self.nan,
+                foreign_nan: self.foreign_nan,
+                real: self.real,
                 ..k
             }
         };
@@ -305,8 +310,19 @@ impl Column {
             if self.is_empty() {
                 return (Dtype::Float64, None);
             }
-            if let Some(dtype) = self.base_kinds().frame_dtype_of_any_subset(pandas) {
+            let base = self.base_kinds();
+            if let Some(dtype) = base.frame_dtype_of_any_subset(pandas) {
                 return (dtype, None);
+            }
+            // Strings with missing values: `str` as soon as one string is there (usually the
+            // first row), converted only when some missing value is not `np.nan` yet.
+            if pandas == Pandas::V3
+                && base.strings()
+                && self.iter().any(|c| matches!(c, Cell::Str(_)))
+            {
+                let converted = (base.none || base.foreign_nan)
+                    .then(|| self.with_cells(self.iter().map(to_str_cell).collect()));
+                return (Dtype::Str, converted);
             }
             let (dtype, convert) = Kinds::of(self.iter()).frame_dtype(pandas);
             let store = if dtype == Dtype::Str {
