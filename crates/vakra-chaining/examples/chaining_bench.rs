@@ -9,7 +9,8 @@
 //! the joins, later rounds find the tables cached), then repeats `get_data` without a switch,
 //! and prints medians. `chain` builds a
 //! synthetic universe of ROWS rows (default 1,000,000) in a temporary SQLite file and times
-//! `get_data` and five tools chained on its handles.
+//! `get_data` and five tools chained on its handles. `VAKRA_PANDAS=2` times pandas 2's
+//! semantics (default: pandas 3).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,20 +40,22 @@ fn timed(session: &mut Session, tool: &str, arguments: Value) -> (String, f64) {
     (reply.text, ms)
 }
 
+/// The default options with the pandas version `VAKRA_PANDAS` names.
+fn options() -> ChainingOptions {
+    ChainingOptions {
+        pandas: vakra_chaining::Pandas::from_env()
+            .expect("VAKRA_PANDAS")
+            .unwrap_or_default(),
+        ..ChainingOptions::default()
+    }
+}
+
 fn get_data(root: PathBuf, db_root: PathBuf, domain: &str, rounds: usize) {
     let universes = Arc::new(Universes::load(&root).expect("universes"));
     let texts = Arc::new(ToolTexts::load(&root).unwrap_or_default());
     let ids: Vec<String> = universes.ids_of_domain(domain).map(str::to_owned).collect();
-    let env = Arc::new(
-        ChainingEnv::open(
-            universes,
-            texts,
-            db_root,
-            domain,
-            ChainingOptions::default(),
-        )
-        .expect("domain"),
-    );
+    let env =
+        Arc::new(ChainingEnv::open(universes, texts, db_root, domain, options()).expect("domain"));
     let mut session = Session::new(env);
     let mut first_load = Vec::new();
     let mut switching = Vec::new();
@@ -129,7 +132,7 @@ fn chain(rows: usize) {
             Arc::new(ToolTexts::default()),
             db_root,
             "synthetic",
-            ChainingOptions::default(),
+            options(),
         )
         .expect("env"),
     );

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use vakra_frame::{
-    AggregationOperation, CalcOperand, CalculatorOperation, Cell, FilterCondition, KeyName,
+    AggregationOperation, CalcOperand, CalculatorOperation, Cell, FilterCondition, KeyName, Pandas,
     ToolError, ToolValue, TransformOperation, aggregate_data, calculator, concatenate_data,
     filter_data, getter, retrieve_data, select_unique_values, sort_data, transform_data,
     transform_data_to_absolute_value, transform_data_to_datetime_part, transform_data_to_substring,
@@ -27,7 +27,11 @@ pub(crate) fn run_getter(column: &str, args: Vec<(String, ArgValue)>) -> Result<
     getter(&data.expect("validated"), column).map_err(tool_error)
 }
 
-pub(crate) fn run_tool(kind: ToolKind, args: Vec<(String, ArgValue)>) -> Result<ToolValue, String> {
+pub(crate) fn run_tool(
+    kind: ToolKind,
+    args: Vec<(String, ArgValue)>,
+    pandas: Pandas,
+) -> Result<ToolValue, String> {
     let model = kind.model().unwrap_or("Input");
     let mut i = Inputs::new(model, args);
     let agg: Vec<&str> = AggregationOperation::ALL
@@ -74,7 +78,7 @@ pub(crate) fn run_tool(kind: ToolKind, args: Vec<(String, ArgValue)>) -> Result<
             let a = i.table("data_1");
             let b = i.table("data_2");
             let (a, b) = done!(a, b);
-            concatenate_data(&a, &b).map_err(tool_error)
+            concatenate_data(&a, &b, pandas).map_err(tool_error)
         }
         ToolKind::FilterData | ToolKind::SelectData(_) => {
             let preset = match kind {
@@ -88,7 +92,7 @@ pub(crate) fn run_tool(kind: ToolKind, args: Vec<(String, ArgValue)>) -> Result<
             let (data, key, value, condition) = done!(data, key, value, condition);
             let value = Cell::from_json(&value)
                 .ok_or_else(|| format!("unsupported filter value: {}", py_repr(&value)))?;
-            filter_data(&data, &key, &value, condition).map_err(tool_error)
+            filter_data(&data, &key, &value, condition, pandas).map_err(tool_error)
         }
         ToolKind::InitializeActiveData => Err("initialize_active_data runs in the session".into()),
         ToolKind::RetrieveData => {
@@ -133,7 +137,7 @@ pub(crate) fn run_tool(kind: ToolKind, args: Vec<(String, ArgValue)>) -> Result<
                 Value::Array(items) => Some(items.iter().filter_map(Cell::from_json).collect()),
                 _ => None,
             };
-            sort_data(&data, &key, ascending, ranking.as_deref()).map_err(tool_error)
+            sort_data(&data, &key, ascending, ranking.as_deref(), pandas).map_err(tool_error)
         }
         ToolKind::TransformData => {
             let ops: Vec<&str> = TransformOperation::ALL.iter().map(|o| o.as_str()).collect();

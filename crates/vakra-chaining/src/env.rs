@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
-use vakra_frame::{Table, load_universe};
+use vakra_frame::{Pandas, Table, load_universe};
 use vakra_sql::{Database, DatabaseSet};
 
 use crate::ChainingError;
@@ -56,6 +56,8 @@ pub struct ChainingOptions {
     pub max_session_bytes: usize,
     /// Statements running longer are interrupted.
     pub sql_time_limit: Duration,
+    /// The pandas whose semantics the tools reproduce (3 unless switched to 2).
+    pub pandas: Pandas,
 }
 
 impl Default for ChainingOptions {
@@ -65,6 +67,7 @@ impl Default for ChainingOptions {
             fix_quirks: false,
             max_session_bytes: 2 << 30,
             sql_time_limit: Duration::from_secs(60),
+            pandas: Pandas::default(),
         }
     }
 }
@@ -130,7 +133,7 @@ impl ChainingEnv {
             .get(domain)
             .map_err(|e| ChainingError::Startup(e.to_string()))?;
         let universe = universes.get(&first).expect("listed id");
-        let table = load_universe(&db, &universe.init_args).map_err(|e| {
+        let table = load_universe(&db, &universe.init_args, options.pandas).map_err(|e| {
             ChainingError::Startup(format!("universe {first} of domain {domain}: {e}"))
         })?;
         let schemas = SLOT_FILLING
@@ -166,8 +169,10 @@ impl ChainingEnv {
             .universes
             .get(id)
             .ok_or_else(|| format!("Unknown universe ID: {id}"))?;
-        let table =
-            Arc::new(load_universe(&self.db, &universe.init_args).map_err(|e| e.to_string())?);
+        let table = Arc::new(
+            load_universe(&self.db, &universe.init_args, self.options.pandas)
+                .map_err(|e| e.to_string())?,
+        );
         let size = table.estimated_bytes();
         let mut cache = self.lock_cache();
         if size <= TABLE_CACHE_BYTES {

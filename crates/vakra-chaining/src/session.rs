@@ -210,7 +210,7 @@ impl Session {
         }
         let outcome = match &callable {
             Callable::Tool(ToolKind::InitializeActiveData) => self.initialize_active_data(&args),
-            Callable::Tool(kind) => run_tool(*kind, args),
+            Callable::Tool(kind) => run_tool(*kind, args, self.env.options.pandas),
             Callable::Getter(column) => run_getter(column, args),
         };
         match outcome {
@@ -458,7 +458,7 @@ impl Session {
                 .max_session_bytes
                 .saturating_sub(self.stored_bytes),
         };
-        initialize_active_data(&init, &self.env.db_root, limits)
+        initialize_active_data(&init, &self.env.db_root, limits, self.env.options.pandas)
             .map(ToolValue::Table)
             .map_err(|e| e.to_string())
     }

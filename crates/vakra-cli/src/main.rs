@@ -28,6 +28,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use vakra_catalog::DataRoot;
+use vakra_chaining::{PANDAS_ENV, Pandas};
 use vakra_mcp::ServerOptions;
 use vakra_retrieval::{RetrieverOptions, SearchMode};
 
@@ -98,6 +99,11 @@ struct DataArgs {
         default_value = "router"
     )]
     server_type: String,
+    /// Capability 1: the pandas whose semantics the tools reproduce, 3 (3.1.1, what the
+    /// reference installs today) or 2 (2.3.3); default: the data root's (`vakra import
+    /// --pandas`), else 3.
+    #[arg(long, env = PANDAS_ENV, value_parser = parse_pandas)]
+    pandas: Option<Pandas>,
     /// Capability 1: the most table data (MiB) one session may keep under handles.
     #[arg(long = "session-memory-mib", default_value_t = 2048)]
     session_memory_mib: usize,
@@ -204,6 +210,11 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .map_err(|_| format!("{text} seconds is more than a time limit can hold"))
 }
 
+/// `--pandas` / `VAKRA_PANDAS`: 2 or 3.
+pub(crate) fn parse_pandas(text: &str) -> Result<Pandas, String> {
+    text.parse::<Pandas>().map_err(|e| e.to_string())
+}
+
 impl DataArgs {
     /// Refuses to start in the current folder (no `--root`) when it holds no data at all (no
     /// REST catalogs, capability-1 or BPO files). A root given explicitly is checked by what
@@ -232,6 +243,10 @@ impl DataArgs {
 
     fn options(&self) -> anyhow::Result<ServerOptions> {
         let root = DataRoot::new(&self.root);
+        let pandas = match self.pandas {
+            Some(p) => p,
+            None => vakra_chaining::root_pandas(root.path())?.unwrap_or_default(),
+        };
         Ok(ServerOptions {
             db_root: self.db_root.clone().unwrap_or_else(|| root.databases_dir()),
             root,
@@ -245,6 +260,7 @@ impl DataArgs {
             call_time_limit: self.call_time_limit,
             chaining_mode: self.server_type.parse()?,
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
+            pandas,
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
             trace_dir: None,
             replica_name: None,

@@ -1,6 +1,10 @@
-//! Capability 1 against the reference's own recordings: the pandas-2 transcripts of
+//! Capability 1 against the reference's own recordings: the transcripts of
 //! `../shared/conformance/cap1-transcripts` replayed over stdio against `vakra mcp
-//! --capability 1`, every `tools/list` and every tool answer compared byte for byte.
+//! --capability 1`, every `tools/list` and every tool answer compared byte for byte. The
+//! reference ran under pandas 3.1.1 (`*_pandas3.json`, the default here) and pandas 2.3.3
+//! (`*_pandas2.json`, replayed with `--pandas 2`). Shared has pandas-3 transcripts of two
+//! scripts; `scripts/conformance.sh` records the reference under pandas 3 on every script into a
+//! temporary folder named by `VAKRA_CAP1_PANDAS3`, whose transcripts are then replayed too.
 //!
 //! The data root is built here from shared material only: the reference's mapping (plus the
 //! fixtures' extra universes) and tool texts read back out of the recorded listings, so the
@@ -130,15 +134,20 @@ fn fixture(shared: &Path) -> Fixture {
 
 type Client = RunningService<RoleClient, ()>;
 
-async fn start(f: &Fixture, domain: &str, server_type: &str) -> Client {
+/// `vakra mcp` with the pandas switch as given (`None`: the default, from a clean environment).
+async fn start(f: &Fixture, domain: &str, server_type: &str, pandas: Option<&str>) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
     command
         .args(["mcp", "--capability", "1", "--domain", domain, "--root"])
         .arg(&f.root)
         .arg("--db-root")
         .arg(&f.dbs)
+        .env_remove("VAKRA_PANDAS")
         .env("MCP_SERVER_TYPE", server_type)
         .stderr(Stdio::null());
+    if let Some(pandas) = pandas {
+        command.args(["--pandas", pandas]);
+    }
     ().serve(TokioChildProcess::new(command).unwrap())
         .await
         .unwrap()
@@ -156,18 +165,17 @@ fn listing_json(tools: Vec<rmcp::model::Tool>) -> Value {
     )
 }
 
-/// Replays one script; returns the number of steps compared and the differences.
-async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
+/// Replays one script's transcript recorded under pandas `major` (the server's default for 3,
+/// `--pandas 2` for 2), read from `dir`; returns the number of steps compared and the
+/// differences.
+async fn replay(f: &Fixture, dir: &Path, name: &str, major: u8) -> (usize, Vec<String>) {
     let script = read_json(&f.transcripts.join(format!("script_{name}.json")));
-    let transcript = read_json(
-        &f.transcripts
-            .join(format!("transcript_{name}_pandas2.json")),
-    );
+    let transcript = read_json(&dir.join(format!("transcript_{name}_pandas{major}.json")));
     let domain = script["domain"].as_str().unwrap();
     let server_type = script["env"]["MCP_SERVER_TYPE"]
         .as_str()
         .unwrap_or("router");
-    let client = start(f, domain, server_type).await;
+    let client = start(f, domain, server_type, (major == 2).then_some("2")).await;
     let info = client.peer_info().unwrap();
     let mut diffs = Vec::new();
     let mut compared = 0;
@@ -196,7 +204,7 @@ async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
                         .map(|(a, b)| format!("\n      got  {a}\n      want {b}"))
                         .unwrap_or_default();
                     diffs.push(format!(
-                        "{name} step {i} tools/list: names {got_names:?}{first_diff}"
+                        "{name} (pandas {major}) step {i} tools/list: names {got_names:?}{first_diff}"
                     ));
                 }
                 compared += 1;
@@ -222,7 +230,7 @@ async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
                 let want_error = step["result"]["isError"].as_bool().unwrap_or(false);
                 if text != want_text || is_error != want_error {
                     diffs.push(format!(
-                        "{name} step {i} {tool} {}\n      want ({want_error}) {want_text}\n      got  ({is_error}) {text}",
+                        "{name} (pandas {major}) step {i} {tool} {}\n      want ({want_error}) {want_text}\n      got  ({is_error}) {text}",
                         step["arguments"]
                     ));
                 }
@@ -235,18 +243,22 @@ async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
     (compared, diffs)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pandas2_transcripts_reproduce_over_mcp() {
+const SCRIPTS: [&str; 8] = [
+    "disney1", "disney2", "beer1", "test1", "test2", "test3", "sel_mode", "sf_mode",
+];
+
+/// Replays every transcript of `names` recorded under pandas `major`, from `dir` (default: the
+/// shared folder).
+async fn replay_all(major: u8, names: &[&str], dir: Option<PathBuf>) {
     let Some(shared) = shared() else {
         return;
     };
     let f = fixture(&shared);
+    let dir = dir.unwrap_or_else(|| f.transcripts.clone());
     let mut total = 0;
     let mut all = Vec::new();
-    for name in [
-        "disney1", "disney2", "beer1", "test1", "test2", "test3", "sel_mode", "sf_mode",
-    ] {
-        let (compared, diffs) = replay(&f, name).await;
+    for &name in names {
+        let (compared, diffs) = replay(&f, &dir, name, major).await;
         assert!(compared > 0, "{name}: nothing compared");
         total += compared;
         all.extend(diffs);
@@ -257,5 +269,78 @@ async fn pandas2_transcripts_reproduce_over_mcp() {
         all.len(),
         all.join("\n")
     );
-    eprintln!("{total} transcript steps reproduced");
+    eprintln!(
+        "{total} pandas-{major} transcript steps reproduced ({})",
+        dir.display()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pandas2_transcripts_reproduce_over_mcp_with_the_switch() {
+    replay_all(2, &SCRIPTS, None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pandas3_transcripts_reproduce_over_mcp_by_default() {
+    replay_all(3, &["disney2", "beer1"], None).await;
+}
+
+/// Every script recorded under pandas 3 by `scripts/conformance.sh` (skipped without
+/// `VAKRA_CAP1_PANDAS3`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recorded_pandas3_transcripts_of_every_script_reproduce_by_default() {
+    let Some(dir) = std::env::var_os("VAKRA_CAP1_PANDAS3") else {
+        eprintln!("skipped: VAKRA_CAP1_PANDAS3 names no folder of pandas-3 recordings");
+        return;
+    };
+    replay_all(3, &SCRIPTS, Some(PathBuf::from(dir))).await;
+}
+
+/// The dtype `get_data` shows for disney's first text column, from a server started with
+/// `args` and `env`.
+async fn first_text_dtype(f: &Fixture, args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vakra"));
+    command
+        .args(["mcp", "--capability", "1", "--domain", "disney", "--root"])
+        .arg(&f.root)
+        .arg("--db-root")
+        .arg(&f.dbs)
+        .args(args)
+        .env_remove("VAKRA_PANDAS")
+        .envs(env.iter().copied())
+        .stderr(Stdio::null());
+    let client: Client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    let result = client
+        .call_tool(CallToolRequestParams::new("get_data"))
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    let text = result.content[0].as_text().unwrap().text.clone();
+    let peek: Value = serde_json::from_str(&text).unwrap();
+    peek["key_details"][0]["dtype"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pandas_switch_reaches_the_server_by_flag_variable_or_data_root() {
+    let Some(shared) = shared() else {
+        return;
+    };
+    let f = fixture(&shared);
+    assert_eq!(first_text_dtype(&f, &[], &[]).await, "str");
+    assert_eq!(
+        first_text_dtype(&f, &["--pandas", "2"], &[]).await,
+        "object"
+    );
+    assert_eq!(
+        first_text_dtype(&f, &[], &[("VAKRA_PANDAS", "2")]).await,
+        "object"
+    );
+    // A root imported with `--pandas 2` (MCP clients pass servers a bare environment).
+    vakra_chaining::write_root_pandas(&f.root, vakra_chaining::Pandas::V2).unwrap();
+    assert_eq!(first_text_dtype(&f, &[], &[]).await, "object");
+    assert_eq!(first_text_dtype(&f, &["--pandas", "3"], &[]).await, "str");
+    assert_eq!(
+        first_text_dtype(&f, &[], &[("VAKRA_PANDAS", "3.1.1")]).await,
+        "str"
+    );
 }

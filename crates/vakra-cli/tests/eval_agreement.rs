@@ -28,7 +28,8 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/eval_agreement")
 }
 
-/// Runs `vakra eval --exact-match reference` and returns its report.
+/// Runs `vakra eval --exact-match reference` and returns its report. The verdicts were recorded
+/// against capability-1 servers answering as under pandas 2, hence `--pandas 2`.
 fn eval(ground_truth: &Path, predictions: &Path, root: &Path) -> Value {
     let out = tempfile::tempdir().unwrap();
     let report = out.path().join("report.json");
@@ -37,6 +38,8 @@ fn eval(ground_truth: &Path, predictions: &Path, root: &Path) -> Value {
             .args([
                 "eval",
                 "--quiet",
+                "--pandas",
+                "2",
                 "--exact-match",
                 "reference",
                 "--ground-truth",

@@ -4,6 +4,7 @@
 //! Run with `cargo run --release -p vakra-frame --example chain_bench`.
 
 use std::time::{Duration, Instant};
+use vakra_frame::Pandas;
 
 use vakra_frame::{
     AggregationOperation, Cell, FilterCondition, KeyName, Table, ToolValue, TransformOperation,
@@ -57,7 +58,7 @@ fn synthetic_table() -> Table {
         ("sales_label", labels),
         ("sales_date", dates),
     ])
-    .reinfer()
+    .reinfer(Pandas::default())
 }
 
 fn table(value: ToolValue) -> Table {
@@ -88,12 +89,15 @@ fn main() {
                     "sales_score",
                     &Cell::Float(50.0),
                     FilterCondition::GreaterThan,
+                    Pandas::default(),
                 )
                 .expect("filter"),
             )
         });
         let sorted = step("sort_data(score, descending)", &mut timings, || {
-            table(sort_data(&filtered, "sales_score", false, None).expect("sort"))
+            table(
+                sort_data(&filtered, "sales_score", false, None, Pandas::default()).expect("sort"),
+            )
         });
         let keys = KeyName::Many(vec!["sales_score".into(), "sales_label".into()]);
         let retrieved = step("retrieve_data([score, label])", &mut timings, || {

@@ -316,7 +316,8 @@ impl fmt::Display for Cell {
 
 /// The key under which Python's `dict` files a value: equal keys are `==` and hash alike
 /// (`1`, `1.0` and `True` collide), and every NaN is its own key, because each NaN in the
-/// reference's lists is a distinct float object.
+/// reference's lists is a distinct float object, except numpy's `nan` of pandas 3's string
+/// columns, which is one object.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum HashKey {
     None,
@@ -324,10 +325,12 @@ pub(crate) enum HashKey {
     Float(u64),
     Str(Text),
     Bytes(Arc<[u8]>),
+    /// numpy's `nan` object, which `dict.fromkeys` finds again by identity.
+    NpNan,
 }
 
 impl HashKey {
-    /// `None` for NaN, which never equals an earlier key.
+    /// `None` for a NaN other than `np.nan`, which never equals an earlier key.
     pub(crate) fn of(cell: &Cell) -> Option<HashKey> {
         Some(match cell {
             Cell::None => HashKey::None,
@@ -335,6 +338,9 @@ impl HashKey {
             Cell::Int(i) => HashKey::Integral(i128::from(*i)),
             Cell::UInt(u) => HashKey::Integral(i128::from(*u)),
             Cell::Float(x) => {
+                if crate::pandas::is_np_nan(*x) {
+                    return Some(HashKey::NpNan);
+                }
                 if x.is_nan() {
                     return None;
                 }

@@ -4,6 +4,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::cell::Cell;
 use crate::dtype::Dtype;
+use crate::pandas::Pandas;
 
 /// Which kinds of Python values a sequence holds, which is all pandas' list inference and
 /// numpy's array conversion look at.
@@ -16,7 +17,13 @@ pub(crate) struct Kinds {
     pub(crate) uint: bool,
     pub(crate) float: bool,
     pub(crate) nan: bool,
+    /// A NaN other than numpy's `nan` object (which pandas 3's `str` columns hold already).
+    pub(crate) foreign_nan: bool,
+    /// A float that is not NaN.
+    pub(crate) real: bool,
+    /// `str` or `bytes`.
     pub(crate) text: bool,
+    pub(crate) bytes: bool,
 }
 
 impl Kinds {
@@ -34,8 +41,14 @@ impl Kinds {
                 Cell::Float(x) => {
                     k.float = true;
                     k.nan |= x.is_nan();
+                    k.foreign_nan |= x.is_nan() && !crate::pandas::is_np_nan(*x);
+                    k.real |= !x.is_nan();
                 }
-                Cell::Str(_) | Cell::Bytes(_) => k.text = true,
+                Cell::Str(_) => k.text = true,
+                Cell::Bytes(_) => {
+                    k.text = true;
+                    k.bytes = true;
+                }
             }
         }
         k
@@ -45,9 +58,19 @@ impl Kinds {
         self.int || self.uint || self.float
     }
 
+    /// Whether pandas 3 makes a `str` column of these kinds: strings, with missing values
+    /// (`None`, NaN) at most.
+    pub(crate) fn strings(self) -> bool {
+        self.text && !self.bytes && !self.bool && !self.int && !self.uint && !self.real
+    }
+
     /// The dtype `pd.DataFrame` gives a non-empty list with these kinds, and whether storing
-    /// the values in it changes them (ints or `None` next to floats become floats).
-    pub(crate) fn frame_dtype(self) -> (Dtype, bool) {
+    /// the values in it changes them (ints or `None` next to floats become floats; under
+    /// pandas 3, `None` and NaN among strings become `np.nan`).
+    pub(crate) fn frame_dtype(self, pandas: Pandas) -> (Dtype, bool) {
+        if pandas == Pandas::V3 && self.strings() {
+            return (Dtype::Str, self.none || self.foreign_nan);
+        }
         if self.text {
             return (Dtype::Object, false);
         }
@@ -83,11 +106,17 @@ impl Kinds {
 
     /// The dtype every non-empty subset of values with these kinds gets, when it does not
     /// depend on the subset.
-    fn frame_dtype_of_any_subset(self) -> Option<Dtype> {
+    fn frame_dtype_of_any_subset(self, pandas: Pandas) -> Option<Dtype> {
+        if pandas == Pandas::V3 && self.strings() {
+            // A subset of only missing values is not a string column.
+            return (!self.none && !self.nan).then_some(Dtype::Str);
+        }
         let only = |k: Kinds| {
             self == Kinds {
                 negative: self.negative,
                 nan: self.nan,
+                foreign_nan: self.foreign_nan,
+                real: self.real,
                 ..k
             }
         };
@@ -134,9 +163,9 @@ struct ColumnData {
     /// The rows of `base` this column holds, in order; `None` for all of them.
     rows: Option<Arc<Vec<u32>>>,
     gathered: OnceLock<Vec<Cell>>,
-    /// What `pd.DataFrame` makes of the values: their dtype, and the converted column when the
-    /// round trip changes values.
-    inferred: OnceLock<(Dtype, Option<Column>)>,
+    /// What `pd.DataFrame` makes of the values under each pandas version: their dtype, and
+    /// the converted column when the round trip changes values.
+    inferred: [OnceLock<(Dtype, Option<Column>)>; 2],
 }
 
 impl Column {
@@ -157,7 +186,7 @@ impl Column {
                 base,
                 rows,
                 gathered: OnceLock::new(),
-                inferred: OnceLock::new(),
+                inferred: [OnceLock::new(), OnceLock::new()],
             }),
         }
     }
@@ -276,20 +305,44 @@ impl Column {
     }
 
     /// `pd.DataFrame`'s dtype for this column and the column as pandas stores it.
-    pub(crate) fn frame(&self) -> (Dtype, Column) {
-        let (dtype, converted) = self.data.inferred.get_or_init(|| {
+    pub(crate) fn frame(&self, pandas: Pandas) -> (Dtype, Column) {
+        let (dtype, converted) = self.data.inferred[pandas.index()].get_or_init(|| {
             if self.is_empty() {
                 return (Dtype::Float64, None);
             }
-            if let Some(dtype) = self.base_kinds().frame_dtype_of_any_subset() {
+            let base = self.base_kinds();
+            if let Some(dtype) = base.frame_dtype_of_any_subset(pandas) {
                 return (dtype, None);
             }
-            let (dtype, convert) = Kinds::of(self.iter()).frame_dtype();
-            let converted =
-                convert.then(|| self.with_cells(self.iter().map(to_float_cell).collect()));
+            // Strings with missing values: `str` as soon as one string is there (usually the
+            // first row), converted only when some missing value is not `np.nan` yet.
+            if pandas == Pandas::V3
+                && base.strings()
+                && self.iter().any(|c| matches!(c, Cell::Str(_)))
+            {
+                let converted = (base.none || base.foreign_nan)
+                    .then(|| self.with_cells(self.iter().map(to_str_cell).collect()));
+                return (Dtype::Str, converted);
+            }
+            let (dtype, convert) = Kinds::of(self.iter()).frame_dtype(pandas);
+            let store = if dtype == Dtype::Str {
+                to_str_cell
+            } else {
+                to_float_cell
+            };
+            let converted = convert.then(|| self.with_cells(self.iter().map(store).collect()));
             (dtype, converted)
         });
         (*dtype, converted.clone().unwrap_or_else(|| self.clone()))
+    }
+}
+
+/// A value as stored in a pandas 3 `str` column (`None` and NaN become `np.nan`).
+pub(crate) fn to_str_cell(cell: &Cell) -> Cell {
+    if cell.is_null() {
+        crate::pandas::missing_str()
+    } else {
+        cell.clone()
     }
 }
 

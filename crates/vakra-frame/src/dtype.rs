@@ -8,10 +8,12 @@ pub enum Dtype {
     Object,
     Bool,
     UInt64,
+    /// pandas 3's string dtype (`StringDtype(na_value=nan)`), named `str`.
+    Str,
 }
 
 impl Dtype {
-    /// `str(dtype)` in pandas 2, the text peeks and getter descriptions show.
+    /// `str(dtype)`, the text peeks and getter descriptions show.
     pub fn as_str(self) -> &'static str {
         match self {
             Dtype::Int64 => "int64",
@@ -19,6 +21,7 @@ impl Dtype {
             Dtype::Object => "object",
             Dtype::Bool => "bool",
             Dtype::UInt64 => "uint64",
+            Dtype::Str => "str",
         }
     }
 }

@@ -2,9 +2,10 @@
 //!
 //! The reference keeps every intermediate result as a Python dict of lists and runs its tools
 //! through pandas, numpy and the standard library; agents read the results byte for byte. This
-//! crate reproduces those semantics without Python: pandas 2's dtype inference (from SQLite
-//! result sets and from plain lists), its comparisons, stable sorts and concatenation rules,
-//! numpy's nan-aware reductions down to the summation order, CPython's `re` grammar,
+//! crate reproduces those semantics without Python, under pandas 3.1.1 or 2.3.3 ([`Pandas`]:
+//! the reference's requirement is unpinned): pandas' dtype inference (from SQLite result sets
+//! and from plain lists, pandas 3's `str` columns included), its comparisons, stable sorts and
+//! concatenation rules, numpy's nan-aware reductions down to the summation order, CPython's `re` grammar,
 //! `datetime.fromisoformat`, number parsing and `str()` formatting, and every error text the
 //! reference shows (`repr` and `json.dumps` themselves are `vakra_pytext`'s).
 //!
@@ -24,6 +25,8 @@ mod isoformat;
 mod like;
 mod loader;
 mod numpy;
+mod pandas;
+mod pdrepr;
 mod pyre;
 mod pystr;
 mod render;
@@ -38,6 +41,7 @@ pub use error::{FrameError, RenderError, ToolError};
 pub use loader::{
     DirectLimits, InitArgs, TableSpec, initialize_active_data, load_universe, make_safe,
 };
+pub use pandas::{PANDAS_ENV, Pandas, ParsePandasError};
 pub use render::{handle_suffix, peek, python_str, render_list};
 pub use table::Table;
 pub use text::Text;

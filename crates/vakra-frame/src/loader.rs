@@ -11,6 +11,7 @@ use vakra_pytext::str_repr;
 use vakra_sql::{Database, Fetched, SqlError, SqlValue};
 
 use crate::error::FrameError;
+use crate::pandas::Pandas;
 use crate::pystr::py_strip;
 use crate::table::Table;
 
@@ -40,7 +41,11 @@ pub struct TableSpec {
 /// Loads a universe's table from the server's database, as `_load_tool_universe` does after
 /// overwriting `database_path` with the configured path: `init_args.database_path` is ignored
 /// and `db`'s path is the one checked and quoted in errors.
-pub fn load_universe(db: &Database, init_args: &InitArgs) -> Result<Table, FrameError> {
+pub fn load_universe(
+    db: &Database,
+    init_args: &InitArgs,
+    pandas: Pandas,
+) -> Result<Table, FrameError> {
     let path = db.path();
     if !path.is_file() {
         return Err(missing_database(&path.display().to_string()));
@@ -49,6 +54,7 @@ pub fn load_universe(db: &Database, init_args: &InitArgs) -> Result<Table, Frame
         &Source {
             db,
             max_bytes: usize::MAX,
+            pandas,
         },
         init_args,
     )
@@ -76,6 +82,7 @@ pub fn initialize_active_data(
     init_args: &InitArgs,
     allowed_root: &Path,
     limits: DirectLimits,
+    pandas: Pandas,
 ) -> Result<Table, FrameError> {
     let path = Path::new(&init_args.database_path);
     if !path.is_file() || !is_within(path, allowed_root) {
@@ -86,6 +93,7 @@ pub fn initialize_active_data(
         &Source {
             db: &db,
             max_bytes: limits.max_bytes,
+            pandas,
         },
         init_args,
     )
@@ -118,6 +126,8 @@ fn missing_database(path: &str) -> FrameError {
 struct Source<'a> {
     db: &'a Database,
     max_bytes: usize,
+    /// Decides the dtypes `read_sql_query` infers.
+    pandas: Pandas,
 }
 
 /// Why a statement failed: SQLite's own message, which the reference shows (wrapped in its
@@ -323,7 +333,7 @@ fn single_table(source: &Source, args: &InitArgs) -> Result<Table, FrameError> {
                 .map(|c| format!("{}_{c}", spec.modified_table_name))
                 .collect()
         };
-        result = Some(Table::from_sql(names, rows));
+        result = Some(Table::from_sql(names, rows, source.pandas));
     }
     result.ok_or_else(|| {
         FrameError::new(
@@ -361,9 +371,15 @@ fn read_table(
                     _ => None,
                 })
                 .collect();
-            Err(FrameError::new(format!(
-                "Did not find table '{table}' in connection. Only found {}",
+            // `df['name'].values`: a numpy array, or under pandas 3 a `StringArray` (when
+            // there are names to make a `str` column of).
+            let found = if source.pandas == Pandas::V3 && !names.is_empty() {
+                crate::pdrepr::string_array_repr(&names)
+            } else {
                 numpy_str_array(&names)
+            };
+            Err(FrameError::new(format!(
+                "Did not find table '{table}' in connection. Only found {found}"
             )))
         }
     }
@@ -459,7 +475,7 @@ fn joined_tables(source: &Source, args: &InitArgs) -> Result<Table, FrameError> 
     let rows = source
         .fetch(&query, &[])
         .map_err(|f| f.into_error(|msg| execution_failed(&query, msg)))?;
-    Ok(Table::from_sql(output_names, rows))
+    Ok(Table::from_sql(output_names, rows, source.pandas))
 }
 
 /// `"alias.column".split('.', 1)` unpacked into two names.

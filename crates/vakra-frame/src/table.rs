@@ -1,5 +1,5 @@
 //! Tables as the reference keeps them (a dict of equal-length lists plus an optional `_dtypes`
-//! sidecar) and the pandas 2 dtype inference that decides their values.
+//! sidecar) and the pandas dtype inference that decides their values.
 
 use std::sync::Arc;
 
@@ -9,6 +9,7 @@ use crate::cell::Cell;
 use crate::column::Column;
 use crate::dtype::Dtype;
 use crate::error::ToolError;
+use crate::pandas::Pandas;
 
 /// A table: what the reference stores under a handle.
 ///
@@ -139,7 +140,7 @@ impl Table {
 
     /// `pandas.read_sql_query(...)` followed by `to_dict('list')` plus the sidecar, for a result
     /// set: the dtype of each column is inferred from all its values (§3.4 of the spec).
-    pub fn from_sql(columns: Vec<String>, rows: Vec<Vec<SqlValue>>) -> Table {
+    pub fn from_sql(columns: Vec<String>, rows: Vec<Vec<SqlValue>>, pandas: Pandas) -> Table {
         let width = columns.len();
         let zero_rows = rows.is_empty();
         let mut values: Vec<Vec<SqlValue>> =
@@ -157,7 +158,7 @@ impl Table {
             let (dtype, cells) = if zero_rows {
                 (Dtype::Object, Vec::new())
             } else {
-                infer_sql_column(column)
+                infer_sql_column(column, pandas)
             };
             table.insert(Column::new(name, cells), Some(dtype));
         }
@@ -166,11 +167,11 @@ impl Table {
 
     /// `pd.DataFrame(dict)` followed by `to_dict('list')` plus the sidecar: what filter, sort
     /// and concatenate do to their inputs before working on them (§3.5 of the spec).
-    pub fn reinfer(&self) -> Table {
+    pub fn reinfer(&self, pandas: Pandas) -> Table {
         let mut columns = Vec::with_capacity(self.columns.len());
         let mut dtypes = Vec::with_capacity(self.columns.len());
         for column in &self.columns {
-            let (dtype, frame_column) = column.frame();
+            let (dtype, frame_column) = column.frame(pandas);
             dtypes.push(dtype);
             columns.push(frame_column);
         }
@@ -220,9 +221,10 @@ impl Table {
 }
 
 /// One SQLite result column through `maybe_convert_objects`: all integers stay int64; integers
-/// and reals (and NULLs among numbers) become float64; any text or blob, or only NULLs, keeps
-/// the raw Python objects as `object`.
-fn infer_sql_column(values: Vec<SqlValue>) -> (Dtype, Vec<Cell>) {
+/// and reals (and NULLs among numbers) become float64; under pandas 3, text with NULLs at most
+/// becomes `str` (NULL as `np.nan`); any other text or blob, or only NULLs, keeps the raw
+/// Python objects as `object`.
+fn infer_sql_column(values: Vec<SqlValue>, pandas: Pandas) -> (Dtype, Vec<Cell>) {
     let mut any_real = false;
     let mut any_null = false;
     let mut any_number = false;
@@ -239,7 +241,15 @@ fn infer_sql_column(values: Vec<SqlValue>) -> (Dtype, Vec<Cell>) {
         }
     }
     let numeric = any_number && !any_other;
-    let dtype = if !numeric {
+    let strings = pandas == Pandas::V3
+        && !any_number
+        && values
+            .iter()
+            .all(|v| matches!(v, SqlValue::Null | SqlValue::Text(_)))
+        && values.iter().any(|v| matches!(v, SqlValue::Text(_)));
+    let dtype = if strings {
+        Dtype::Str
+    } else if !numeric {
         Dtype::Object
     } else if any_real || any_null {
         Dtype::Float64
@@ -250,6 +260,7 @@ fn infer_sql_column(values: Vec<SqlValue>) -> (Dtype, Vec<Cell>) {
         .into_iter()
         .map(|value| match (value, dtype) {
             (SqlValue::Null, Dtype::Float64) => Cell::Float(f64::NAN),
+            (SqlValue::Null, Dtype::Str) => crate::pandas::missing_str(),
             (SqlValue::Null, _) => Cell::None,
             (SqlValue::Integer(i), Dtype::Float64) => Cell::Float(i as f64),
             (SqlValue::Integer(i), _) => Cell::Int(i),

@@ -5,6 +5,7 @@
 pub mod common;
 
 use common::{f, i, nan, none, out_table, s, table};
+use vakra_frame::Pandas;
 use vakra_frame::{Cell, Dtype, Table, concatenate_data, render_list};
 use vakra_sql::SqlValue;
 
@@ -35,17 +36,17 @@ fn read_sql_query_dtypes() {
     ];
     for (values, dtype, text) in cases {
         let rows = values.into_iter().map(|v| vec![v]).collect();
-        let t = Table::from_sql(vec!["c".into()], rows);
+        let t = Table::from_sql(vec!["c".into()], rows, Pandas::V2);
         assert_eq!(t.dtype("c"), Some(dtype), "{text}");
         assert_eq!(column_text(&t, "c"), text);
     }
-    let blob = Table::from_sql(vec!["b".into()], vec![vec![Blob(vec![1, 2])]]);
+    let blob = Table::from_sql(vec!["b".into()], vec![vec![Blob(vec![1, 2])]], Pandas::V2);
     assert_eq!(blob.dtype("b"), Some(Dtype::Object));
     assert_eq!(
         blob.column("b").expect("b")[0].python_repr(),
         "b'\\x01\\x02'"
     );
-    let empty = Table::from_sql(vec!["x".into(), "y".into()], vec![]);
+    let empty = Table::from_sql(vec!["x".into(), "y".into()], vec![], Pandas::V2);
     assert_eq!(
         (empty.dtype("x"), empty.dtype("y"), empty.num_rows()),
         (Some(Dtype::Object), Some(Dtype::Object), 0)
@@ -61,6 +62,7 @@ fn duplicate_names_keep_the_first_position_and_the_last_values() {
             SqlValue::Text("x".into()),
             SqlValue::Real(2.5),
         ]],
+        Pandas::V2,
     );
     assert_eq!(t.column_names().collect::<Vec<_>>(), ["a", "b"]);
     assert_eq!(
@@ -109,7 +111,7 @@ fn dataframe_from_lists() {
         (vec![none(), f(1.5)], Dtype::Float64, "[NaN, 1.5]"),
     ];
     for (values, dtype, text) in cases {
-        let t = table(&[("a", values)]).reinfer();
+        let t = table(&[("a", values)]).reinfer(Pandas::V2);
         assert_eq!(
             (t.dtype("a"), column_text(&t, "a")),
             (Some(dtype), text.to_owned())
@@ -469,7 +471,7 @@ fn concatenation_dtypes() {
     ];
     for (a, b, dtype, text) in cases {
         let (ta, tb) = (table(&[("c", a.clone())]), table(&[("c", b.clone())]));
-        let t = out_table(concatenate_data(&ta, &tb));
+        let t = out_table(concatenate_data(&ta, &tb, Pandas::V2));
         assert_eq!(
             (t.dtype("c").map(Dtype::as_str), column_text(&t, "c")),
             (Some(dtype), text.to_owned()),

@@ -6,6 +6,7 @@ pub mod common;
 
 use std::path::Path;
 use std::time::Duration;
+use vakra_frame::Pandas;
 
 use indexmap::IndexMap;
 use vakra_frame::{
@@ -245,13 +246,13 @@ fn loads_like_the_reference() {
                     .collect::<Vec<_>>()
             })
             .map_err(str::to_owned);
-        let loaded = load_universe(&db, &init)
+        let loaded = load_universe(&db, &init, Pandas::V2)
             .map(|t| columns(&t))
             .map_err(|e| e.to_string());
         assert_eq!(loaded, expected, "{name}");
         // The same through a direct call with an explicit path.
         let direct = args(&conditions, &aliases, &db.path().display().to_string());
-        let loaded = initialize_active_data(&direct, root.path(), LIMITS)
+        let loaded = initialize_active_data(&direct, root.path(), LIMITS, Pandas::V2)
             .map(|t| columns(&t))
             .map_err(|e| e.to_string());
         assert_eq!(loaded, expected, "{name} (direct)");
@@ -262,7 +263,7 @@ fn loads_like_the_reference() {
 fn missing_database() {
     let init = args(&[], &[("", "director", "director")], "/nope/x.sqlite");
     assert_eq!(
-        initialize_active_data(&init, Path::new("/"), LIMITS)
+        initialize_active_data(&init, Path::new("/"), LIMITS, Pandas::V2)
             .unwrap_err()
             .to_string(),
         "failed, can't find database at location (/nope/x.sqlite)"
@@ -272,7 +273,9 @@ fn missing_database() {
         .get("gone")
         .expect("db");
     assert_eq!(
-        load_universe(&db, &init).unwrap_err().to_string(),
+        load_universe(&db, &init, Pandas::V2)
+            .unwrap_err()
+            .to_string(),
         format!(
             "failed, can't find database at location ({})",
             db.path().display()
@@ -296,7 +299,7 @@ fn table_lists_are_printed_like_numpy_arrays() {
     let set = DatabaseSet::new(root.path(), Duration::from_secs(1));
     let init = args(&[], &[("", "missing", "missing")], "");
     let error = |domain: &str| {
-        load_universe(&set.get(domain).expect("db"), &init)
+        load_universe(&set.get(domain).expect("db"), &init, Pandas::V2)
             .unwrap_err()
             .to_string()
     };
@@ -336,7 +339,9 @@ fn direct_calls_read_only_under_the_allowed_root() {
     let inside = root.path().join("edge/edge.sqlite");
     let elsewhere = outside.path().join("edge/edge.sqlite");
     let aliases = [("", "other", "other")];
-    let load = |path: &str| initialize_active_data(&args(&[], &aliases, path), root.path(), LIMITS);
+    let load = |path: &str| {
+        initialize_active_data(&args(&[], &aliases, path), root.path(), LIMITS, Pandas::V2)
+    };
     assert!(load(&inside.display().to_string()).is_ok());
     std::os::unix::fs::symlink(&elsewhere, root.path().join("link.sqlite")).unwrap();
     let escapes = [
@@ -380,6 +385,7 @@ fn linked_database_folders_serve_their_own_database() {
             &args(&[], &aliases, &path.display().to_string()),
             root.path(),
             LIMITS,
+            Pandas::V2,
         )
     };
     assert!(load(&root.path().join("edge/edge.sqlite")).is_ok());
@@ -406,6 +412,7 @@ fn table_names_are_one_identifier() {
         &args(&[], &[("", "t", ENDLESS_TABLE)], &path),
         root.path(),
         LIMITS,
+        Pandas::V2,
     )
     .unwrap_err()
     .to_string();
@@ -426,6 +433,7 @@ fn table_names_are_one_identifier() {
         &args(&[], &[("", "t", "other,other")], &path),
         root.path(),
         LIMITS,
+        Pandas::V2,
     )
     .unwrap_err()
     .to_string();
@@ -438,6 +446,7 @@ fn table_names_are_one_identifier() {
         &args(&[], &[("", "t", "we`ird")], &odd_path),
         root.path(),
         LIMITS,
+        Pandas::V2,
     )
     .expect("a name with a backtick");
     assert_eq!(columns(&loaded).len(), 1);
@@ -467,6 +476,7 @@ fn direct_calls_run_within_the_limits() {
         ),
         root.path(),
         quick,
+        Pandas::V2,
     )
     .unwrap_err()
     .to_string();
@@ -482,9 +492,14 @@ fn direct_calls_run_within_the_limits() {
         time_limit: Duration::from_secs(60),
         max_bytes: 200,
     };
-    let err = initialize_active_data(&args(&[], &[("", "t", "other")], &path), root.path(), small)
-        .unwrap_err()
-        .to_string();
+    let err = initialize_active_data(
+        &args(&[], &[("", "t", "other")], &path),
+        root.path(),
+        small,
+        Pandas::V2,
+    )
+    .unwrap_err()
+    .to_string();
     assert_eq!(
         err,
         "the result holds more than 200 bytes (the limit of this read)"
@@ -493,7 +508,8 @@ fn direct_calls_run_within_the_limits() {
         initialize_active_data(
             &args(&[], &[("", "t", "empty_one")], &path),
             root.path(),
-            small
+            small,
+            Pandas::V2
         )
         .is_ok()
     );

@@ -9,6 +9,7 @@
 //! `F:<column=json list;...>` for cases that compare whole tables.
 
 use serde_json::Value;
+use vakra_frame::Pandas;
 use vakra_frame::{
     CalcOperand, Cell, KeyName, Table, ToolError, ToolValue, aggregate_data, calculator,
     concatenate_data, filter_data, getter, peek, render_list, retrieve_data, select_unique_values,
@@ -81,7 +82,7 @@ fn run(case: &Value) -> String {
     let data = table(&case["table"]);
     let key = a["key"].as_str().unwrap_or_default();
     let result = match case["tool"].as_str().expect("tool") {
-        "filter" => filter_data(&data, key, &cell(&a["value"]), parse(a, "cond")),
+        "filter" => filter_data(&data, key, &cell(&a["value"]), parse(a, "cond"), Pandas::V2),
         "sort" => {
             let ranking: Option<Vec<Cell>> = a
                 .get("rank")
@@ -92,6 +93,7 @@ fn run(case: &Value) -> String {
                 key,
                 a["asc"].as_bool().unwrap_or_default(),
                 ranking.as_deref(),
+                Pandas::V2,
             )
         }
         "agg" => aggregate_data(
@@ -116,7 +118,7 @@ fn run(case: &Value) -> String {
             parse(a, "op"),
             a.get("opargs").and_then(Value::as_object),
         ),
-        "concat" => concatenate_data(&data, &table(&a["other"])),
+        "concat" => concatenate_data(&data, &table(&a["other"]), Pandas::V2),
         "dtpart" => {
             transform_data_to_datetime_part(&data, key, a["pattern"].as_str().unwrap_or_default())
         }

@@ -4,6 +4,7 @@
 pub mod common;
 
 use common::{i, out_table, s, table};
+use vakra_frame::Pandas;
 use vakra_frame::{Cell, FilterCondition, filter_data};
 
 const TEXTS: &[&str] = &[
@@ -29,8 +30,8 @@ fn matching(pattern: &str, condition: FilterCondition) -> Result<Vec<i64>, Strin
         ("w", TEXTS.iter().map(|t| s(t)).collect()),
         ("i", (0..TEXTS.len() as i64).map(i).collect()),
     ]);
-    let result =
-        filter_data(&data, "w", &s(pattern), condition).map_err(|e| e.message().to_owned())?;
+    let result = filter_data(&data, "w", &s(pattern), condition, Pandas::V2)
+        .map_err(|e| e.message().to_owned())?;
     Ok(out_table(Ok(result))
         .column("i")
         .expect("index column")
@@ -245,7 +246,7 @@ fn like_translation_quirks() {
 fn like_needs_strings() {
     let data = table(&[("w", vec![s("a"), Cell::None, Cell::Int(3)])]);
     let err = |v: &Cell| {
-        filter_data(&data, "w", v, FilterCondition::Like)
+        filter_data(&data, "w", v, FilterCondition::Like, Pandas::V2)
             .unwrap_err()
             .message()
             .to_owned()
@@ -266,28 +267,40 @@ fn like_needs_strings() {
         ("w", vec![s("a"), Cell::Float(f64::NAN)]),
         ("x", vec![s("b"), s("c")]),
     ]);
-    assert!(filter_data(&nan_ok, "w", &s("a"), FilterCondition::Like).is_ok());
+    assert!(filter_data(&nan_ok, "w", &s("a"), FilterCondition::Like, Pandas::V2).is_ok());
 }
 
 #[test]
 fn contains_needs_a_string_pattern_and_string_column() {
     let words = table(&[("w", vec![Cell::None, s("5")])]);
     assert_eq!(
-        filter_data(&words, "w", &Cell::Int(5), FilterCondition::Contains)
-            .unwrap_err()
-            .message(),
+        filter_data(
+            &words,
+            "w",
+            &Cell::Int(5),
+            FilterCondition::Contains,
+            Pandas::V2
+        )
+        .unwrap_err()
+        .message(),
         "first argument must be string or compiled pattern"
     );
     let numbers = table(&[("n", vec![Cell::Int(1), Cell::Int(2)])]);
     assert_eq!(
-        filter_data(&numbers, "n", &s("1"), FilterCondition::Contains)
-            .unwrap_err()
-            .message(),
+        filter_data(
+            &numbers,
+            "n",
+            &s("1"),
+            FilterCondition::Contains,
+            Pandas::V2
+        )
+        .unwrap_err()
+        .message(),
         "Can only use .str accessor with string values!"
     );
     let bools = table(&[("b", vec![Cell::Bool(true), Cell::None])]);
     assert_eq!(
-        filter_data(&bools, "b", &s("1"), FilterCondition::Contains)
+        filter_data(&bools, "b", &s("1"), FilterCondition::Contains, Pandas::V2)
             .unwrap_err()
             .message(),
         "Can only use .str accessor with string values!"

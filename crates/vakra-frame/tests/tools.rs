@@ -4,6 +4,7 @@
 pub mod common;
 
 use std::sync::Arc;
+use vakra_frame::Pandas;
 
 use common::{f, i, nan, none, out_table, s, table, text};
 use serde_json::json;
@@ -193,8 +194,9 @@ fn views_behave_like_copies() {
         "score",
         &f(40.0),
         FilterCondition::GreaterThan,
+        Pandas::V2,
     ));
-    let sorted = out_table(sort_data(&filtered, "name", true, None));
+    let sorted = out_table(sort_data(&filtered, "name", true, None, Pandas::V2));
     let copy = materialized(&sorted);
     for key in ["id", "score", "name", "when"] {
         assert_eq!(sorted.column(key), copy.column(key));
@@ -214,10 +216,10 @@ fn views_behave_like_copies() {
         text(retrieve_data(&sorted, &keys, false, 10)),
         text(retrieve_data(&copy, &keys, false, 10))
     );
-    let resorted = out_table(sort_data(&sorted, "score", false, None));
+    let resorted = out_table(sort_data(&sorted, "score", false, None, Pandas::V2));
     assert_eq!(
         text(Ok(vakra_frame::ToolValue::Table(resorted.clone()))),
-        text(sort_data(&copy, "score", false, None))
+        text(sort_data(&copy, "score", false, None, Pandas::V2))
     );
     assert_eq!(
         text(transform_data(
@@ -234,8 +236,12 @@ fn views_behave_like_copies() {
         ))
     );
     assert_eq!(
-        text(concatenate_data(&sorted, &filtered)),
-        text(concatenate_data(&copy, &materialized(&filtered)))
+        text(concatenate_data(&sorted, &filtered, Pandas::V2)),
+        text(concatenate_data(
+            &copy,
+            &materialized(&filtered),
+            Pandas::V2
+        ))
     );
 }
 
@@ -248,8 +254,8 @@ fn inputs_are_never_changed() {
     let before = peek(&data, "h").unwrap();
     let _ = transform_data_to_absolute_value(&data, "a");
     let _ = transform_data_to_substring(&data, "b", 0, 1);
-    let _ = sort_data(&data, "a", true, None);
-    let _ = filter_data(&data, "a", &i(0), FilterCondition::GreaterThan);
+    let _ = sort_data(&data, "a", true, None, Pandas::V2);
+    let _ = filter_data(&data, "a", &i(0), FilterCondition::GreaterThan, Pandas::V2);
     assert_eq!(peek(&data, "h").unwrap(), before);
 }
 
@@ -301,7 +307,7 @@ fn hostile_input_never_panics() {
     for t in &tables {
         for cond in FilterCondition::ALL {
             for v in values.iter().cloned().chain(patterns.iter().map(|p| s(p))) {
-                let _ = filter_data(t, "a", &v, *cond);
+                let _ = filter_data(t, "a", &v, *cond, Pandas::V2);
             }
         }
         for op in AggregationOperation::ALL {
@@ -310,8 +316,8 @@ fn hostile_input_never_panics() {
                 let _ = aggregate_data(t, "", *op, false, limit);
             }
         }
-        let _ = sort_data(t, "a", false, None);
-        let _ = sort_data(t, "a", true, Some(&[i(1), f(0.5), none()]));
+        let _ = sort_data(t, "a", false, None, Pandas::V2);
+        let _ = sort_data(t, "a", true, Some(&[i(1), f(0.5), none()]), Pandas::V2);
         let _ = retrieve_data(t, &KeyName::One("A".into()), true, i64::MIN);
         let _ = transform_data_to_substring(t, "a", i64::MIN, i64::MAX);
         let _ = transform_data_to_absolute_value(t, "a");
@@ -322,7 +328,7 @@ fn hostile_input_never_panics() {
         let _ = transform_data(t, "a", TransformOperation::Substring, args.as_ref());
         let _ = getter(t, "a");
         for other in &tables {
-            let _ = concatenate_data(t, other);
+            let _ = concatenate_data(t, other, Pandas::V2);
         }
         let _ = peek(t, "h");
     }
@@ -332,6 +338,7 @@ fn hostile_input_never_panics() {
         "w",
         &s("(x+x+)+y"),
         FilterCondition::Contains,
+        Pandas::V2,
     );
     assert!(result.is_ok() || result.is_err());
 }

@@ -12,6 +12,7 @@ pub mod common;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
+use vakra_frame::Pandas;
 
 use serde_json::{Map, Value, json};
 use vakra_frame::{
@@ -187,7 +188,7 @@ impl Session {
                 return Ok(());
             };
             if id != self.universe {
-                let loaded = load_universe(&self.db, &init_args(universe));
+                let loaded = load_universe(&self.db, &init_args(universe), Pandas::V2);
                 self.universe = id.to_owned();
                 match loaded {
                     Ok(table) => self.active = table,
@@ -237,7 +238,7 @@ impl Session {
                     None => str_arg("condition").parse().ok()?,
                 };
                 let value = Cell::from_json(args.get("value")?)?;
-                filter_data(&data?, &key, &value, condition)
+                filter_data(&data?, &key, &value, condition, Pandas::V2)
             }
             "sort_data" | "sort_data_ascending" | "sort_data_descending" => {
                 let ascending = match name {
@@ -249,7 +250,7 @@ impl Session {
                     .get("ranking_array")
                     .and_then(Value::as_array)
                     .map(|r| r.iter().filter_map(Cell::from_json).collect());
-                sort_data(&data?, &key, ascending, ranking.as_deref())
+                sort_data(&data?, &key, ascending, ranking.as_deref(), Pandas::V2)
             }
             "aggregate_data" => {
                 let op: AggregationOperation = str_arg("aggregation_operation").parse().ok()?;
@@ -284,6 +285,7 @@ impl Session {
             "concatenate_data" => concatenate_data(
                 &self.table(args, "data_label_1")?,
                 &self.table(args, "data_label_2")?,
+                Pandas::V2,
             ),
             "Calculator" => calculator(
                 &CalcOperand::from_json(args.get("input_1")?)?,
@@ -300,9 +302,14 @@ impl Session {
                     1,
                 );
                 raw["database_path"] = Value::String(path);
-                initialize_active_data(&init_args(&raw), Path::new(&self.db_root), LIMITS)
-                    .map(ToolValue::Table)
-                    .map_err(|e| ToolError::new(e.to_string()))
+                initialize_active_data(
+                    &init_args(&raw),
+                    Path::new(&self.db_root),
+                    LIMITS,
+                    Pandas::V2,
+                )
+                .map(ToolValue::Table)
+                .map_err(|e| ToolError::new(e.to_string()))
             }
             n if n.starts_with("get_") && n.ends_with('s') => getter(&data?, &n[4..n.len() - 1]),
             _ => return None,
@@ -334,7 +341,8 @@ fn replay(fixtures: &Path, db_root: &Path, name: &str) -> usize {
     let db = DatabaseSet::new(db_root, Duration::from_secs(10))
         .get(domain)
         .expect("db");
-    let active = load_universe(&db, &init_args(&universes[first])).expect("startup universe");
+    let active =
+        load_universe(&db, &init_args(&universes[first]), Pandas::V2).expect("startup universe");
     let mut session = Session {
         db,
         universes,

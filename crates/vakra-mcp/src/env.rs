@@ -200,6 +200,7 @@ fn chaining(spec: &SessionSpec, options: &ServerOptions) -> Result<ChainingToolS
             fix_quirks: options.fix_quirks,
             max_session_bytes: options.max_session_bytes,
             sql_time_limit: options.sql_time_limit,
+            pandas: options.pandas,
         },
     )?;
     let info = options.server_config("slot-filling-mcp-server", true);

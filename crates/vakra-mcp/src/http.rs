@@ -382,6 +382,7 @@ mod tests {
             call_time_limit: Duration::from_secs(30),
             chaining_mode: Default::default(),
             max_session_bytes: 1 << 30,
+            pandas: Default::default(),
             session_idle: Duration::from_secs(600),
             trace_dir: None,
             replica_name: None,

@@ -38,6 +38,9 @@ pub struct ServerOptions {
     pub chaining_mode: ServerMode,
     /// Capability 1: the most table data one session may hold.
     pub max_session_bytes: usize,
+    /// Capability 1: the pandas whose semantics the tools reproduce (a run's comparability
+    /// record carries `pandas.release()`).
+    pub pandas: vakra_chaining::Pandas,
     /// MCP sessions over HTTP idle for longer are closed, with their handles.
     pub session_idle: Duration,
     /// Where every session writes its trace (`docs/traces.md`); no traces when `None`.

@@ -1,5 +1,5 @@
 //! `concatenate_data` (§7.3): `pd.concat([df1, df2], ignore_index=True)` of the two
-//! re-inferred tables, including pandas 2's dtype rules for mismatched columns, which work on
+//! re-inferred tables, including pandas' dtype rules for mismatched columns, which work on
 //! the frames' dtype blocks rather than on single columns.
 
 use std::collections::HashSet;
@@ -8,13 +8,18 @@ use crate::cell::Cell;
 use crate::column::to_float_cell;
 use crate::dtype::Dtype;
 use crate::error::ToolError;
+use crate::pandas::Pandas;
 use crate::table::Table;
 
 use super::ToolValue;
 
 /// Stacks the rows of `data_1` and then `data_2`. Both must have the same set of columns
 /// (otherwise a bare `AssertionError`, whose text is empty); the order is `data_1`'s.
-pub fn concatenate_data(data_1: &Table, data_2: &Table) -> Result<ToolValue, ToolError> {
+pub fn concatenate_data(
+    data_1: &Table,
+    data_2: &Table,
+    pandas: Pandas,
+) -> Result<ToolValue, ToolError> {
     let names_1: HashSet<&str> = data_1.column_names().collect();
     let names_2: HashSet<&str> = data_2.column_names().collect();
     if names_1 != names_2 {
@@ -22,8 +27,8 @@ pub fn concatenate_data(data_1: &Table, data_2: &Table) -> Result<ToolValue, Too
     }
     data_1.check_rectangular()?;
     data_2.check_rectangular()?;
-    let frame_1 = data_1.reinfer();
-    let frame_2 = data_2.reinfer();
+    let frame_1 = data_1.reinfer(pandas);
+    let frame_2 = data_2.reinfer(pandas);
     let width = frame_1.num_columns();
     let positions_2: Vec<usize> = frame_1
         .column_names()
@@ -40,7 +45,11 @@ pub fn concatenate_data(data_1: &Table, data_2: &Table) -> Result<ToolValue, Too
     let mut start = 0;
     while start < width {
         let mut end = start + 1;
-        while end < width && blocks_1[end] == blocks_1[start] && blocks_2[end] == blocks_2[start] {
+        while end < width
+            && blocks_1[end] == blocks_1[start]
+            && blocks_2[end] == blocks_2[start]
+            && !own_block(dtype(&frame_1, start))
+        {
             end += 1;
         }
         let unit_1 = Unit::new(&frame_1, (start..end).collect(), dtype(&frame_1, start));
@@ -60,7 +69,7 @@ pub fn concatenate_data(data_1: &Table, data_2: &Table) -> Result<ToolValue, Too
     Ok(ToolValue::Table(Table::from_parts(columns, Some(dtypes))))
 }
 
-/// A consolidated frame holds one block per dtype.
+/// A consolidated frame holds one block per numpy dtype.
 fn dtype_block(dtype: Dtype) -> usize {
     match dtype {
         Dtype::Int64 => 0,
@@ -68,7 +77,13 @@ fn dtype_block(dtype: Dtype) -> usize {
         Dtype::Object => 2,
         Dtype::Bool => 3,
         Dtype::UInt64 => 4,
+        Dtype::Str => 5,
     }
+}
+
+/// Extension dtypes (pandas 3's `str`) keep one block per column.
+fn own_block(dtype: Dtype) -> bool {
+    dtype == Dtype::Str
 }
 
 /// The block of each result column in the second frame. In the first frame's column order the
@@ -84,7 +99,7 @@ fn reindexed_blocks(frame: &Table, positions: &[usize]) -> Vec<usize> {
             .collect();
     }
     // Position of each column inside its dtype block.
-    let mut counters = [0usize; 5];
+    let mut counters = [0usize; 6];
     let blocklocs: Vec<usize> = (0..frame.num_columns())
         .map(|p| {
             let b = dtype_block(dtype_of(p));
@@ -98,7 +113,10 @@ fn reindexed_blocks(frame: &Table, positions: &[usize]) -> Vec<usize> {
     while i < positions.len() {
         let block = dtype_block(dtype_of(positions[i]));
         let mut j = i + 1;
-        while j < positions.len() && dtype_block(dtype_of(positions[j])) == block {
+        while j < positions.len()
+            && !own_block(dtype_of(positions[i]))
+            && dtype_block(dtype_of(positions[j])) == block
+        {
             j += 1;
         }
         let taker: Vec<isize> = positions[i..j]
@@ -193,7 +211,7 @@ fn convert(cell: &Cell, target: Dtype) -> Cell {
             Cell::Bool(b) => Cell::Int(i64::from(*b)),
             other => other.clone(),
         },
-        Dtype::Object | Dtype::Bool => cell.clone(),
+        Dtype::Object | Dtype::Bool | Dtype::Str => cell.clone(),
     }
 }
 
@@ -215,6 +233,15 @@ fn part_of(unit: &Unit<'_>) -> Part {
 
 /// `_concatenate_join_units` (or the uniform fast path) for one run of columns.
 fn concat_units(u1: &Unit<'_>, u2: &Unit<'_>) -> (Dtype, Vec<Vec<Cell>>) {
+    if own_block(u1.dtype) || own_block(u2.dtype) {
+        // `str` joins only `str`; with anything else the values are kept as objects.
+        let target = if u1.dtype == u2.dtype {
+            u1.dtype
+        } else {
+            Dtype::Object
+        };
+        return (target, stack(&[part_of(u1), part_of(u2)], target));
+    }
     let kind_iub = |d: Dtype| matches!(d, Dtype::Int64 | Dtype::UInt64 | Dtype::Bool);
     // `_is_uniform_join_units`: every unit has the first one's dtype or an int/uint/bool one.
     let uniform = (u2.dtype == u1.dtype || kind_iub(u2.dtype)) && !u1.is_na() && !u2.is_na();

@@ -8,6 +8,7 @@ use crate::cell::{Cell, CmpOp, num_cmp};
 use crate::dtype::Dtype;
 use crate::error::{ToolError, interrupted};
 use crate::like::{LikePattern, not_a_pattern};
+use crate::pandas::Pandas;
 use crate::pyre::PyRegex;
 use crate::pystr::{PyInt, py_float, py_int, py_int_of_float};
 use crate::table::Table;
@@ -96,6 +97,7 @@ pub fn filter_data(
     key_name: &str,
     value: &Cell,
     condition: FilterCondition,
+    pandas: Pandas,
 ) -> Result<ToolValue, ToolError> {
     let index = data.best_key(key_name)?;
     let raw = &data.columns()[index];
@@ -108,7 +110,7 @@ pub fn filter_data(
         value = Value::Str(Text::from(value.as_cell().python_str()));
     }
     data.check_rectangular()?;
-    let frame = data.reinfer();
+    let frame = data.reinfer(pandas);
     let dtype = frame.dtype_at(index).unwrap_or(Dtype::Object);
     value = match (&value, dtype) {
         (Value::Str(s), Dtype::Float64) => Value::Float(py_float(s)?),
@@ -125,7 +127,7 @@ pub fn filter_data(
         FilterCondition::LessThan => ordering(cells, dtype, &value, CmpOp::Lt)?,
         FilterCondition::GreaterThanEqualTo => ordering(cells, dtype, &value, CmpOp::Ge)?,
         FilterCondition::LessThanEqualTo => ordering(cells, dtype, &value, CmpOp::Le)?,
-        FilterCondition::Contains => contains(cells, dtype, &value)?,
+        FilterCondition::Contains => contains(cells, dtype, &value, pandas)?,
         FilterCondition::Like => like(cells, &value)?,
     };
     Ok(ToolValue::Table(take_rows(&frame, &mask)))
@@ -180,7 +182,7 @@ fn equality(cells: &[Cell], dtype: Dtype, value: &Value, negate: bool) -> Vec<bo
     if value.is_na() {
         return vec![negate; cells.len()];
     }
-    if dtype == Dtype::Object {
+    if matches!(dtype, Dtype::Object | Dtype::Str) {
         let v = value.as_cell();
         return cells
             .iter()
@@ -211,7 +213,7 @@ fn ordering(
     if value.is_na() {
         return Ok(vec![false; cells.len()]);
     }
-    if dtype == Dtype::Object {
+    if matches!(dtype, Dtype::Object | Dtype::Str) {
         let v = value.as_cell();
         return cells
             .iter()
@@ -279,11 +281,51 @@ fn str_accessor_allowed(cells: &[Cell]) -> bool {
     }
 }
 
-fn contains(cells: &[Cell], dtype: Dtype, value: &Value) -> Result<Vec<bool>, ToolError> {
-    if dtype != Dtype::Object || !str_accessor_allowed(cells) {
-        return Err(ToolError::new(
-            "Can only use .str accessor with string values!",
-        ));
+/// `lib.infer_dtype(values, skipna=True)` for a column `.str` refuses.
+fn inferred_dtype(cells: &[Cell], dtype: Dtype) -> &'static str {
+    match dtype {
+        Dtype::Float64 => return "floating",
+        Dtype::Int64 | Dtype::UInt64 => return "integer",
+        Dtype::Bool => return "boolean",
+        Dtype::Object | Dtype::Str => {}
+    }
+    let values = cells.iter().filter(|c| !c.is_null());
+    let (mut int, mut float, mut boolean) = (false, false, false);
+    for c in values {
+        match c {
+            Cell::Int(_) | Cell::UInt(_) => int = true,
+            Cell::Float(_) => float = true,
+            Cell::Bool(_) => boolean = true,
+            _ => {}
+        }
+    }
+    match (int, float, boolean) {
+        (_, _, true) => "boolean",
+        (true, true, _) => "mixed-integer-float",
+        (false, true, _) => "floating",
+        _ => "integer",
+    }
+}
+
+fn contains(
+    cells: &[Cell],
+    dtype: Dtype,
+    value: &Value,
+    pandas: Pandas,
+) -> Result<Vec<bool>, ToolError> {
+    let allowed = match dtype {
+        Dtype::Str => true,
+        Dtype::Object => str_accessor_allowed(cells),
+        _ => false,
+    };
+    if !allowed {
+        return Err(ToolError::new(match pandas {
+            Pandas::V2 => "Can only use .str accessor with string values!".to_owned(),
+            Pandas::V3 => format!(
+                "Can only use .str accessor with string values, not {}",
+                inferred_dtype(cells, dtype)
+            ),
+        }));
     }
     let Value::Str(pattern) = value else {
         return Err(ToolError::new(

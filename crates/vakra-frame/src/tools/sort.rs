@@ -8,6 +8,7 @@ use crate::cell::{Cell, CmpOp, num_cmp};
 use crate::column::Column;
 use crate::dtype::Dtype;
 use crate::error::ToolError;
+use crate::pandas::Pandas;
 use crate::table::Table;
 
 use super::{ToolValue, timsort};
@@ -23,6 +24,7 @@ pub fn sort_data(
     key_name: &str,
     ascending: bool,
     ranking_array: Option<&[Cell]>,
+    pandas: Pandas,
 ) -> Result<ToolValue, ToolError> {
     if let Some(ranking) = ranking_array {
         if ranking.is_empty() {
@@ -37,10 +39,10 @@ pub fn sort_data(
         }
     }
     data.check_rectangular()?;
-    let frame = data.reinfer();
+    let frame = data.reinfer(pandas);
     let order = Arc::new(match ranking_array {
         Some(ranking) => {
-            let (dtype, keys) = Column::new(RANKING_COLUMN, ranking.to_vec()).frame();
+            let (dtype, keys) = Column::new(RANKING_COLUMN, ranking.to_vec()).frame(pandas);
             sort_order(&keys, dtype, ascending)?
         }
         None => {
@@ -67,7 +69,7 @@ pub fn sort_data(
 /// pandas' `nargsort`: the non-missing rows stably sorted (descending by sorting the reversed
 /// rows ascending and reversing the result), then the missing rows.
 fn sort_order(keys: &Column, dtype: Dtype, ascending: bool) -> Result<Vec<u32>, ToolError> {
-    if dtype != Dtype::Object
+    if !matches!(dtype, Dtype::Object | Dtype::Str)
         && let Some(order) = int_or_float_order(keys, ascending)
     {
         return Ok(order);
@@ -79,7 +81,7 @@ fn sort_order(keys: &Column, dtype: Dtype, ascending: bool) -> Result<Vec<u32>, 
             numeric_sort(keys, &mut present, ascending);
             present
         }
-        Dtype::Object => object_sort(keys, present, ascending)?,
+        Dtype::Object | Dtype::Str => object_sort(keys, present, ascending)?,
     };
     let mut order = sorted;
     order.extend(missing);

@@ -1,0 +1,50 @@
+//! The pandas version a data root was imported for (`vakra import --pandas`), which servers
+//! started on the root use unless told otherwise. MCP clients start stdio servers with a bare
+//! environment, so a switch set where the root was made must travel with the root.
+
+use std::path::Path;
+
+use vakra_frame::Pandas;
+
+use crate::ChainingError;
+
+/// Where a data root records its pandas version (`2` or `3`).
+pub const PANDAS_FILE: &str = "capability1/pandas";
+
+/// The version recorded in `root`, if any.
+pub fn root_pandas(root: &Path) -> Result<Option<Pandas>, ChainingError> {
+    let path = root.join(PANDAS_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .parse()
+            .map(Some)
+            .map_err(|e| ChainingError::Startup(format!("{}: {e}", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ChainingError::Startup(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// Records `pandas` in `root`.
+pub fn write_root_pandas(root: &Path, pandas: Pandas) -> std::io::Result<()> {
+    let path = root.join(PANDAS_FILE);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, format!("{}\n", pandas.major()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_root_records_its_pandas() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(root_pandas(dir.path()).unwrap(), None);
+        write_root_pandas(dir.path(), Pandas::V2).unwrap();
+        assert_eq!(root_pandas(dir.path()).unwrap(), Some(Pandas::V2));
+        std::fs::write(dir.path().join(PANDAS_FILE), "4").unwrap();
+        let err = root_pandas(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("unknown pandas version \"4\""), "{err}");
+    }
+}
