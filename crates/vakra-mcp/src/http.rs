@@ -387,6 +387,7 @@ mod tests {
             replica_name: None,
             trace_limits: Default::default(),
             max_result_bytes: 1 << 20,
+            call_lanes: vakra_lanes::Lanes::unshared("tool calls"),
             chaining_data: Default::default(),
             retriever: Default::default(),
             retrievers: Default::default(),
