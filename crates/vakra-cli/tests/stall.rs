@@ -222,6 +222,125 @@ async fn eight_slow_sessions_of_one_client_stall_nobody() {
     );
 }
 
+/// The same with eight RL episodes (`--episodes`) each running that `like` as a step: the
+/// probes answer within the bound, and every episode gets the time-limit text as its
+/// observation and goes on.
+#[tokio::test]
+async fn eight_slow_episodes_stall_nobody() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let _turn = busy_core_turn().await;
+    let root = demo_root(false);
+    let split = crate::common::demo_split();
+    let server = Server::start(&[
+        "--root",
+        root.path().to_str().unwrap(),
+        "--call-time-limit",
+        &LIMIT_SECS.to_string(),
+        "--episodes",
+        split.to_str().unwrap(),
+    ]);
+    let url = format!("{}/openenv/ws", server.base.replace("http://", "ws://"));
+    async fn exchange<S>(socket: &mut S, message: Value) -> Value
+    where
+        S: futures_util::Sink<Message>
+            + futures_util::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
+            + Unpin,
+        <S as futures_util::Sink<Message>>::Error: std::fmt::Debug,
+    {
+        socket
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .unwrap();
+        loop {
+            match socket.next().await {
+                Some(Ok(Message::Text(text))) => {
+                    let answer: Value = serde_json::from_str(&text).unwrap();
+                    assert_eq!(answer["type"], "observation", "{answer}");
+                    return answer["data"].clone();
+                }
+                Some(Ok(_)) => continue,
+                other => panic!("the episode ended: {other:?}"),
+            }
+        }
+    }
+    let call = |tool: &str, arguments: Value| json!({"type": "step", "data": {"type": "call_tool", "tool_name": tool, "arguments": arguments}});
+    let text_of = |observation: &Value| {
+        let result = &observation["observation"]["result"];
+        (
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            result["isError"].as_bool().unwrap_or(false),
+        )
+    };
+    let mut episodes = Vec::new();
+    for _ in 0..8 {
+        let (mut socket, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        let reset = exchange(
+            &mut socket,
+            json!({"type": "reset", "data": {"uuid": "11b7a0c0ffee-000000000001"}}),
+        )
+        .await;
+        let mut books = reset["observation"]["universe"]["handle"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{reset}"))
+            .to_owned();
+        for _ in 0..2 {
+            let step = exchange(
+                &mut socket,
+                call(
+                    "concatenate_data",
+                    json!({"data_label_1": books, "data_label_2": books}),
+                ),
+            )
+            .await;
+            let (peek, is_error) = text_of(&step);
+            assert!(!is_error, "{step}");
+            books = handle(&peek);
+        }
+        episodes.push((socket, books));
+    }
+    let pattern = "%".repeat(300_000);
+    let started = Instant::now();
+    let slow: Vec<_> = episodes
+        .into_iter()
+        .map(|(mut socket, books)| {
+            let like = call(
+                "filter_data",
+                json!({"data_label": books, "key_name": "title",
+                "value": pattern, "condition": "like"}),
+            );
+            let list = json!({"type": "step", "data": {"type": "list_tools"}});
+            tokio::spawn(async move {
+                let answer = exchange(&mut socket, like).await;
+                let after = exchange(&mut socket, list).await;
+                (answer, after)
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let slowest = probe_others(&server).await;
+    for episode in slow {
+        let (answer, after) = episode.await.unwrap();
+        assert_eq!(
+            text_of(&answer),
+            (TIME_LIMIT_TEXT.to_owned(), true),
+            "{answer}"
+        );
+        assert_eq!(after["done"], false, "{after}");
+    }
+    let took = started.elapsed();
+    eprintln!(
+        "eight slow episode steps answered after {took:?}; slowest probe meanwhile {slowest:?}"
+    );
+    assert!(
+        took < Duration::from_secs(LIMIT_SECS + 3),
+        "stopped late: {took:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_backreference_over_concatenated_tables_stalls_nobody() {
     let _turn = busy_core_turn().await;

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::Extension;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Json, State};
 use axum::http::StatusCode;
@@ -16,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
+use vakra_lanes::Client;
 
 use crate::episode::{Episode, EpisodeError, EpisodeSetup};
 use crate::protocol::{
@@ -119,11 +121,18 @@ fn status_of(error: &EpisodeError) -> StatusCode {
     }
 }
 
-async fn websocket(State(service): State<Arc<Service>>, upgrade: WebSocketUpgrade) -> Response {
+async fn websocket(
+    State(service): State<Arc<Service>>,
+    client: Option<Extension<Client>>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    // The episode's sessions (and its reward's replays) take its client's share of the
+    // tool-call lanes, as that client's MCP sessions do.
+    let client = client.map(|Extension(c)| c);
     upgrade
         .max_message_size(service.limits.max_message_bytes)
         .max_frame_size(service.limits.max_message_bytes)
-        .on_upgrade(move |socket| connection(socket, service))
+        .on_upgrade(move |socket| vakra_mcp::opened_by(client, connection(socket, service)))
 }
 
 /// One client's connection, until it closes, goes idle or breaks.

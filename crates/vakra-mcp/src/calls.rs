@@ -38,6 +38,19 @@ struct CallScope {
 
 tokio::task_local! {
     static CALL: CallScope;
+    /// The client on whose behalf sessions are being opened in-process (an RL episode's
+    /// connection): see [`opened_by`].
+    static OPENER: Client;
+}
+
+/// Runs `work` with the sessions it opens in-process (an episode's, the replays of its reward)
+/// counted as `client`'s: their calls take `client`'s share of the tool-call lanes, as its
+/// calls over HTTP do.
+pub async fn opened_by<F: Future>(client: Option<Client>, work: F) -> F::Output {
+    match client {
+        Some(client) => OPENER.scope(client, work).await,
+        None => work.await,
+    }
 }
 
 /// One session's queue of calls and the time limit of each.
@@ -47,17 +60,22 @@ pub(crate) struct SessionCalls {
     limit: Duration,
     /// The process's lanes for the blocking work of tool calls.
     lanes: Arc<Lanes>,
+    /// Whose share of the lanes the calls take when their request names no client (a session
+    /// opened in-process for a client, [`opened_by`]).
+    client: Option<Client>,
     /// Cancelled when the session's client is gone (stdin closed): every call stops.
     closed: CancellationToken,
 }
 
 impl SessionCalls {
-    /// A queue for a new session, whose blocking work enters `lanes`.
+    /// A queue for a new session, whose blocking work enters `lanes` (as the opener's, when a
+    /// client's sessions are being opened in-process).
     pub(crate) fn new(limit: Duration, lanes: Arc<Lanes>) -> Self {
         Self {
             turn: Arc::new(Semaphore::new(1)),
             limit,
             lanes,
+            client: OPENER.try_with(|client| *client).ok(),
             closed: CancellationToken::new(),
         }
     }
@@ -102,7 +120,7 @@ impl SessionCalls {
             let scope = CallScope {
                 interrupt: interrupt.clone(),
                 lanes: Arc::clone(&self.lanes),
-                client,
+                client: client.or(self.client),
                 _turn: Arc::new(turn),
             };
             CALL.scope(scope, call).await

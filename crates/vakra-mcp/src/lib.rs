@@ -37,6 +37,7 @@ mod tool_server;
 pub mod trace;
 pub mod validation;
 
+pub use calls::opened_by;
 pub use env::EnvServer;
 pub use http::{HttpLimits, McpDrain, http_router};
 pub use options::ServerOptions;
