@@ -23,6 +23,7 @@ mod bpo_tools;
 mod calls;
 mod chaining_tools;
 mod combined;
+mod disconnect;
 mod env;
 mod handler;
 mod http;

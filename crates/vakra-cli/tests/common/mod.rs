@@ -72,6 +72,11 @@ impl Server {
 }
 
 impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGTERM and waits (at most `limit`) for the process to exit.
     pub fn terminate(&mut self, limit: std::time::Duration) -> std::process::ExitStatus {
         let pid = libc::pid_t::try_from(self.child.id()).unwrap();
