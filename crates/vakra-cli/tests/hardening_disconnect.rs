@@ -162,3 +162,173 @@ async fn a_dropped_http_connection_cancels_its_call() {
         "the dropped call still costs CPU: {after:?} in 1 s"
     );
 }
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// `vakra serve --episodes` of the demo split with `extra` arguments, and an OpenEnv socket.
+async fn episode_socket(extra: &[&str]) -> (tempfile::TempDir, Server, Socket) {
+    let root = demo_root(false);
+    let split = crate::common::demo_split();
+    let mut args = vec![
+        "--root",
+        root.path().to_str().unwrap(),
+        "--episodes",
+        split.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let server = Server::start(&args);
+    let url = format!("{}/openenv/ws", server.base.replace("http://", "ws://"));
+    let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    (root, server, socket)
+}
+
+/// The next text message (pongs skipped), or `None` when the connection ended.
+async fn next_text(socket: &mut Socket) -> Option<Value> {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    loop {
+        match socket.next().await {
+            Some(Ok(Message::Text(text))) => return Some(serde_json::from_str(&text).unwrap()),
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            _ => return None,
+        }
+    }
+}
+
+async fn exchange(socket: &mut Socket, message: Value) -> Value {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+    socket
+        .send(Message::Text(message.to_string().into()))
+        .await
+        .unwrap();
+    let answer = next_text(socket).await.expect("an answer");
+    assert_eq!(answer["type"], "observation", "{answer}");
+    answer["data"].clone()
+}
+
+fn step_call(tool: &str, arguments: Value) -> Value {
+    json!({"type": "step", "data": {"type": "call_tool", "tool_name": tool, "arguments": arguments}})
+}
+
+/// Waits (at most `within`) for the pong of a ping sent now; other messages fail the test.
+async fn pong_within(socket: &mut Socket, within: Duration) -> Duration {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let sent = Instant::now();
+    socket
+        .send(Message::Ping(b"still there?".to_vec().into()))
+        .await
+        .unwrap();
+    let next = tokio::time::timeout(within, socket.next())
+        .await
+        .unwrap_or_else(|_| panic!("no pong within {within:?}"));
+    match next {
+        Some(Ok(Message::Pong(payload))) => {
+            assert_eq!(&payload[..], b"still there?");
+            sent.elapsed()
+        }
+        other => panic!("not a pong: {other:?}"),
+    }
+}
+
+/// An episode's step runs while its client pings (answered within 2 s), and when the client
+/// leaves mid-step, the step's call stops costing CPU within 2 s.
+#[tokio::test]
+async fn episode_pings_are_answered_mid_step_and_a_dropped_socket_stops_the_step() {
+    let _turn = busy_core_turn().await;
+    let (_root, server, mut socket) = episode_socket(&["--call-time-limit", "30"]).await;
+    let reset = exchange(
+        &mut socket,
+        json!({"type": "reset", "data": {"uuid": "11b7a0c0ffee-000000000001"}}),
+    )
+    .await;
+    let mut books = reset["observation"]["universe"]["handle"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{reset}"))
+        .to_owned();
+    for _ in 0..2 {
+        let step = exchange(
+            &mut socket,
+            step_call(
+                "concatenate_data",
+                json!({"data_label_1": books, "data_label_2": books}),
+            ),
+        )
+        .await;
+        let peek = step["observation"]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{step}"));
+        books = handle(peek);
+    }
+    {
+        use futures_util::SinkExt;
+        let like = step_call(
+            "filter_data",
+            json!({"data_label": books, "key_name": "title", "value": "%".repeat(300_000),
+                "condition": "like"}),
+        );
+        socket
+            .send(tokio_tungstenite::tungstenite::Message::Text(
+                like.to_string().into(),
+            ))
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut slowest = Duration::ZERO;
+    for _ in 0..2 {
+        slowest = slowest.max(pong_within(&mut socket, Duration::from_secs(2)).await);
+    }
+    let busy = cpu_use(server.pid(), Duration::from_secs(1));
+    assert!(
+        busy > Duration::from_millis(100),
+        "the slow step is not running: {busy:?} of CPU in 1 s"
+    );
+    drop(socket);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = cpu_use(server.pid(), Duration::from_secs(1));
+    eprintln!(
+        "pongs mid-step within {slowest:?}; CPU in 1 s: {busy:?} while the step ran, {after:?} from 2 s after its client left"
+    );
+    assert!(
+        after < Duration::from_millis(200),
+        "the dropped step still costs CPU: {after:?} in 1 s"
+    );
+}
+
+/// Pings alone do not keep an abandoned episode: with `--episode-idle-secs 2`, a client that
+/// only pings has its pings answered and its connection closed after 2 s without a message.
+#[tokio::test]
+async fn pings_do_not_keep_an_abandoned_episode() {
+    let (_root, _server, mut socket) = episode_socket(&["--episode-idle-secs", "2"]).await;
+    exchange(&mut socket, json!({"type": "reset", "data": {"seed": 1}})).await;
+    let started = Instant::now();
+    let closed = loop {
+        use futures_util::{SinkExt, StreamExt};
+        use tokio_tungstenite::tungstenite::Message;
+        if started.elapsed() > Duration::from_secs(8) {
+            break false;
+        }
+        if socket
+            .send(Message::Ping(b"ping".to_vec().into()))
+            .await
+            .is_err()
+        {
+            break true;
+        }
+        match tokio::time::timeout(Duration::from_millis(500), socket.next()).await {
+            Ok(Some(Ok(Message::Pong(_)))) | Err(_) => {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            Ok(_) => break true,
+        }
+    };
+    assert!(closed, "a pinging client kept its episode for 8 s");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(1500),
+        "closed early: {took:?}"
+    );
+}

@@ -40,17 +40,24 @@ tokio::task_local! {
     static CALL: CallScope;
     /// The client on whose behalf sessions are being opened in-process (an RL episode's
     /// connection): see [`opened_by`].
-    static OPENER: Client;
+    static OPENER: Opener;
+}
+
+#[derive(Clone)]
+struct Opener {
+    client: Option<Client>,
+    gone: CancellationToken,
 }
 
 /// Runs `work` with the sessions it opens in-process (an episode's, the replays of its reward)
 /// counted as `client`'s: their calls take `client`'s share of the tool-call lanes, as its
-/// calls over HTTP do.
-pub async fn opened_by<F: Future>(client: Option<Client>, work: F) -> F::Output {
-    match client {
-        Some(client) => OPENER.scope(client, work).await,
-        None => work.await,
-    }
+/// calls over HTTP do, and stop when `gone` is cancelled (the client left).
+pub async fn opened_by<F: Future>(
+    client: Option<Client>,
+    gone: CancellationToken,
+    work: F,
+) -> F::Output {
+    OPENER.scope(Opener { client, gone }, work).await
 }
 
 /// One session's queue of calls and the time limit of each.
@@ -68,15 +75,16 @@ pub(crate) struct SessionCalls {
 }
 
 impl SessionCalls {
-    /// A queue for a new session, whose blocking work enters `lanes` (as the opener's, when a
-    /// client's sessions are being opened in-process).
+    /// A queue for a new session, whose blocking work enters `lanes` (as the opener's, and
+    /// stopped when it leaves, when a client's sessions are being opened in-process).
     pub(crate) fn new(limit: Duration, lanes: Arc<Lanes>) -> Self {
+        let opener = OPENER.try_with(Opener::clone).ok();
         Self {
             turn: Arc::new(Semaphore::new(1)),
             limit,
             lanes,
-            client: OPENER.try_with(|client| *client).ok(),
-            closed: CancellationToken::new(),
+            client: opener.as_ref().and_then(|o| o.client),
+            closed: opener.map_or_else(CancellationToken::new, |o| o.gone),
         }
     }
 

@@ -23,6 +23,10 @@ pub(crate) fn request_id(body: &[u8]) -> Option<Value> {
         id: Option<Value>,
         method: Option<serde::de::IgnoredAny>,
     }
+    // A struct would also be read from an array (a batch, which has no one id).
+    if body.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
     let head: Head = serde_json::from_slice(body).ok()?;
     head.method?;
     head.id
