@@ -53,6 +53,11 @@ pub struct ServeArgs {
     /// descriptor limit, raised to its maximum, less a reserve for the server's files).
     #[arg(long = "max-connections")]
     max_connections: Option<usize>,
+    /// Connections one client address keeps open at once; more are answered with 503 and
+    /// closed (default: half of --max-connections), so that one client cannot keep others, or
+    /// a health check, out.
+    #[arg(long = "max-client-connections")]
+    max_client_connections: Option<usize>,
     /// On SIGTERM or Ctrl-C, how long calls in flight may take to finish before the MCP
     /// sessions are closed anyway.
     #[arg(long = "shutdown-grace-secs", default_value_t = 30)]
@@ -126,7 +131,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             )),
             guard_body,
         ));
-    let connections = Connections::new(args.max_connections);
+    let connections = Connections::new(args.max_connections, args.max_client_connections);
     let call_lanes = Arc::clone(&options.call_lanes);
     let grace = Duration::from_secs(args.shutdown_grace_secs);
     // Tool calls and REST requests are bounded by their lanes; the rest of the pool is for
@@ -141,11 +146,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         // The first line on stdout says where to connect (useful with port 0).
         println!("listening on http://{}", listener.local_addr()?);
         tracing::info!(
-            "serving {} domains, {} endpoints on http://{addr} (ready in {:?}, at most {} connections; tool calls: {} threads, {} per client; REST: {} threads, {} per client); MCP at /mcp/<capability>/<domain>; tools explorer at http://{addr}/explorer/",
+            "serving {} domains, {} endpoints on http://{addr} (ready in {:?}, at most {} connections, {} per client; tool calls: {} threads, {} per client; REST: {} threads, {} per client); MCP at /mcp/<capability>/<domain>; tools explorer at http://{addr}/explorer/",
             bird.domains().len(),
             bird.endpoints().len(),
             started.elapsed(),
             connections.max(),
+            connections.per_client(),
             call_lanes.total(),
             call_lanes.per_client(),
             rest_lanes.total(),
@@ -231,9 +237,12 @@ async fn serve_http(
             },
             () = &mut stopping => break,
         };
-        let Some(place) = admission.admit() else {
-            admission.refuse(stream);
-            continue;
+        let place = match admission.admit(peer.ip().to_canonical()) {
+            Ok(place) => place,
+            Err(full) => {
+                admission.refuse(stream, full);
+                continue;
+            }
         };
         // Every request carries its client's address: the key of its share of the lanes.
         let client = vakra_lanes::Client(peer.ip().to_canonical());

@@ -34,7 +34,7 @@ fn cpu_use(pid: u32, window: Duration) -> Duration {
     cpu_time(pid) - before
 }
 
-fn post(path: &str, session: Option<&str>, body: &Value) -> Vec<u8> {
+pub(crate) fn post(path: &str, session: Option<&str>, body: &Value) -> Vec<u8> {
     let body = body.to_string();
     let session = session.map_or(String::new(), |id| {
         format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n")
@@ -59,7 +59,7 @@ fn message_of(response: &str) -> Value {
 }
 
 /// An initialized session on `path`: its id.
-fn open_session(server: &Server, path: &str) -> String {
+pub(crate) fn open_session(server: &Server, path: &str) -> String {
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "test", "version": "1"}}});
