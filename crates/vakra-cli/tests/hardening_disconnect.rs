@@ -332,3 +332,40 @@ async fn pings_do_not_keep_an_abandoned_episode() {
         "closed early: {took:?}"
     );
 }
+
+/// OpenEnv's own Python client (unmodified) through a 30 s step: its keep-alive pings are
+/// answered during the step, and it gets its reward after (`tests/python/openenv_long_call_check.py`).
+#[test]
+fn the_openenv_python_client_survives_a_30_s_call() {
+    let Some(python) = std::env::var_os("VAKRA_OPENENV_PYTHON") else {
+        vakra_test_kit::switches::skip_or_fail(
+            "VAKRA_REQUIRE_OPENENV",
+            "VAKRA_OPENENV_PYTHON does not name the python of .venv-openenv (make test sets it), \
+             so OpenEnv's client cannot run",
+        );
+        return;
+    };
+    let root = demo_root(false);
+    let split = crate::common::demo_split();
+    let server = Server::start(&[
+        "--root",
+        root.path().to_str().unwrap(),
+        "--episodes",
+        split.to_str().unwrap(),
+        "--call-time-limit",
+        "30",
+    ]);
+    let output = std::process::Command::new(python)
+        .arg(vakra_test_kit::paths::repo_root().join("tests/python/openenv_long_call_check.py"))
+        .args(["--base", &format!("{}/openenv", server.base)])
+        .args(["--uuid", "11b7a0c0ffee-000000000001"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    eprintln!("{stdout}");
+    assert!(
+        output.status.success() && stdout.contains("long call: 3") && stdout.contains("reward 0.0"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
