@@ -266,6 +266,7 @@ impl DataArgs {
             replica_name: None,
             trace_limits: Default::default(),
             max_result_bytes: self.max_result_bytes,
+            call_lanes: vakra_lanes::Lanes::unshared("tool calls"),
             chaining_data: Default::default(),
             retriever: self.search.options()?,
             retrievers: Default::default(),

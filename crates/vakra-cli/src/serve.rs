@@ -17,10 +17,24 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8000")]
     listen: SocketAddr,
-    /// Threads that run SQL statements at once (more only queue on the same cores, and each
-    /// costs memory).
+    /// Threads that run the blocking work of tool calls at once (SQL statements, capability-1
+    /// tables, BPO matching), all MCP sessions and episodes together; further calls wait their
+    /// turn holding no thread (more threads only queue on the same cores, and each costs
+    /// memory).
     #[arg(long, default_value_t = 4)]
     sql_threads: usize,
+    /// The most of the --sql-threads one client address holds at once; its further calls wait
+    /// for one of its own (default: half of --sql-threads, at least 1).
+    #[arg(long = "client-call-threads")]
+    client_call_threads: Option<usize>,
+    /// Threads that run REST requests' statements at once: REST's own, so that REST never waits
+    /// behind tool calls.
+    #[arg(long = "rest-threads", default_value_t = 2)]
+    rest_threads: usize,
+    /// The most of the --rest-threads one client address holds at once (default: half of
+    /// --rest-threads, at least 1).
+    #[arg(long = "client-rest-threads")]
+    client_rest_threads: Option<usize>,
     /// MCP sessions over HTTP alive at once (all capabilities and domains); more are refused
     /// with 503 until one ends or expires.
     #[arg(long = "max-sessions", default_value_t = 1024)]
@@ -39,6 +53,11 @@ pub struct ServeArgs {
     /// descriptor limit, raised to its maximum, less a reserve for the server's files).
     #[arg(long = "max-connections")]
     max_connections: Option<usize>,
+    /// Connections one client address keeps open at once; more are answered with 503 and
+    /// closed (default: half of --max-connections), so that one client cannot keep others, or
+    /// a health check, out.
+    #[arg(long = "max-client-connections")]
+    max_client_connections: Option<usize>,
     /// On SIGTERM or Ctrl-C, how long calls in flight may take to finish before the MCP
     /// sessions are closed anyway.
     #[arg(long = "shutdown-grace-secs", default_value_t = 30)]
@@ -58,6 +77,22 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     args.data.require_data_root()?;
     let mut options = args.data.options()?;
     args.trace.apply(&mut options)?;
+    anyhow::ensure!(
+        args.sql_threads > 0 && args.rest_threads > 0,
+        "--sql-threads and --rest-threads must be at least 1"
+    );
+    options.call_lanes = vakra_lanes::Lanes::new(
+        "tool calls",
+        ("--sql-threads", "--client-call-threads"),
+        args.sql_threads,
+        args.client_call_threads.unwrap_or(args.sql_threads / 2),
+    );
+    let rest_lanes = vakra_lanes::Lanes::new(
+        "REST requests",
+        ("--rest-threads", "--client-rest-threads"),
+        args.rest_threads,
+        args.client_rest_threads.unwrap_or(args.rest_threads / 2),
+    );
     if let Some(name) = &args.replica_name {
         vakra_mcp::check_replica_name(name).map_err(anyhow::Error::msg)?;
     }
@@ -68,7 +103,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         |_| true,
         options.sql_time_limit,
     )?);
-    let api = vakra_rest::RestApi::new(Arc::clone(&bird));
+    let api = vakra_rest::RestApi::with_lanes(Arc::clone(&bird), Arc::clone(&rest_lanes));
     let retrievers = options.retrievers()?;
     anyhow::ensure!(args.max_sessions > 0, "--max-sessions must be at least 1");
     let limits = vakra_mcp::HttpLimits {
@@ -96,10 +131,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             )),
             guard_body,
         ));
-    let connections = Connections::new(args.max_connections);
+    let connections = Connections::new(args.max_connections, args.max_client_connections);
+    let call_lanes = Arc::clone(&options.call_lanes);
     let grace = Duration::from_secs(args.shutdown_grace_secs);
+    // Tool calls and REST requests are bounded by their lanes; the rest of the pool is for
+    // the short blocking work beside them (endpoint builds, trace writes, retriever queries,
+    // files), which thus never waits behind a slow call.
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .max_blocking_threads(args.sql_threads.max(1))
+        .max_blocking_threads(args.sql_threads + args.rest_threads + OTHER_BLOCKING_THREADS)
         .enable_all()
         .build()?;
     runtime.block_on(async move {
@@ -107,11 +146,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         // The first line on stdout says where to connect (useful with port 0).
         println!("listening on http://{}", listener.local_addr()?);
         tracing::info!(
-            "serving {} domains, {} endpoints on http://{addr} (ready in {:?}, at most {} connections); MCP at /mcp/<capability>/<domain>; tools explorer at http://{addr}/explorer/",
+            "serving {} domains, {} endpoints on http://{addr} (ready in {:?}, at most {} connections, {} per client; tool calls: {} threads, {} per client; REST: {} threads, {} per client); MCP at /mcp/<capability>/<domain>; tools explorer at http://{addr}/explorer/",
             bird.domains().len(),
             bird.endpoints().len(),
             started.elapsed(),
             connections.max(),
+            connections.per_client(),
+            call_lanes.total(),
+            call_lanes.per_client(),
+            rest_lanes.total(),
+            rest_lanes.per_client(),
             addr = listener.local_addr()?,
         );
         // On a signal: stop accepting, let the calls in flight finish, then close the MCP
@@ -149,6 +193,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Blocking threads beyond the lanes of tool calls and REST requests.
+const OTHER_BLOCKING_THREADS: usize = 64;
+
 /// The largest request head (request line and headers) read from a client, in bytes; a larger
 /// one is answered with 431. Set explicitly (hyper's only bound is its read buffer, about
 /// 400 KiB) because it is memory each connection may make the server hold before any limit of
@@ -178,9 +225,9 @@ async fn serve_http(
     let (closed, connections) = tokio::sync::watch::channel(());
     let mut stopping = std::pin::pin!(stopping);
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors and the like: wait instead of spinning.
                     admission.accept_failed(&e);
@@ -190,12 +237,21 @@ async fn serve_http(
             },
             () = &mut stopping => break,
         };
-        let Some(place) = admission.admit() else {
-            admission.refuse(stream);
-            continue;
+        let place = match admission.admit(peer.ip().to_canonical()) {
+            Ok(place) => place,
+            Err(full) => {
+                admission.refuse(stream, full);
+                continue;
+            }
         };
+        // Every request carries its client's address: the key of its share of the lanes.
+        let client = vakra_lanes::Client(peer.ip().to_canonical());
         let service = TowerToHyperService::new(app.clone().map_request(
-            |r: axum::extract::Request<hyper::body::Incoming>| r.map(axum::body::Body::new),
+            move |r: axum::extract::Request<hyper::body::Incoming>| {
+                let mut r = r.map(axum::body::Body::new);
+                r.extensions_mut().insert(client);
+                r
+            },
         ));
         let mut stop = signal.subscribe();
         let open = connections.clone();

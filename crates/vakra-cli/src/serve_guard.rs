@@ -4,6 +4,8 @@
 //! connections stays below the descriptor limit. Each refusal is a clear answer, and the log
 //! lines about them are rate-limited.
 
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -210,11 +212,42 @@ impl Throttled {
     }
 }
 
-/// Open connections, kept below the process's descriptor limit.
+/// Open connections, kept below the process's descriptor limit, and at most a share of them
+/// for one client address, so that one client holding connections (event streams, idle
+/// sockets) cannot keep others, or a health check, out.
 pub struct Connections {
     slots: Arc<Semaphore>,
     max: usize,
+    per_client: usize,
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
     refusals: Throttled,
+}
+
+/// A connection's place; freed on drop.
+pub struct Place {
+    _slot: OwnedSemaphorePermit,
+    client: IpAddr,
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(open) = clients.get_mut(&self.client) {
+            *open -= 1;
+            if *open == 0 {
+                clients.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// Why a connection was refused.
+pub enum Full {
+    /// All places are taken.
+    Server,
+    /// Its client holds its share.
+    Client(IpAddr),
 }
 
 /// Descriptors kept for everything but client connections (databases, indexes, traces, logs).
@@ -222,8 +255,9 @@ const RESERVED_DESCRIPTORS: u64 = 256;
 
 impl Connections {
     /// At most `max` connections, or (`None`) as many as the descriptor limit allows once it
-    /// is raised to its hard maximum, less a reserve for the server's own files.
-    pub fn new(max: Option<usize>) -> Self {
+    /// is raised to its hard maximum, less a reserve for the server's own files; at most
+    /// `per_client` of them (default: half) from one client address.
+    pub fn new(max: Option<usize>, per_client: Option<usize>) -> Self {
         let max = max.unwrap_or_else(|| {
             let limit = raise_descriptor_limit();
             let usable = limit
@@ -234,6 +268,8 @@ impl Connections {
         Self {
             slots: Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS))),
             max,
+            per_client: per_client.unwrap_or(max / 2).clamp(1, max.max(1)),
+            clients: Arc::default(),
             refusals: Throttled::new(),
         }
     }
@@ -242,18 +278,41 @@ impl Connections {
         self.max
     }
 
-    /// A place for a new connection, or `None` when all are taken.
-    pub fn admit(&self) -> Option<OwnedSemaphorePermit> {
-        Arc::clone(&self.slots).try_acquire_owned().ok()
+    pub fn per_client(&self) -> usize {
+        self.per_client
     }
 
-    /// Answers a connection beyond the cap with 503 and closes it (one non-blocking write: a
+    /// A place for a new connection of `client`, or why there is none.
+    pub fn admit(&self, client: IpAddr) -> Result<Place, Full> {
+        let slot = Arc::clone(&self.slots)
+            .try_acquire_owned()
+            .map_err(|_| Full::Server)?;
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let open = clients.entry(client).or_insert(0);
+        if *open >= self.per_client {
+            return Err(Full::Client(client));
+        }
+        *open += 1;
+        Ok(Place {
+            _slot: slot,
+            client,
+            clients: Arc::clone(&self.clients),
+        })
+    }
+
+    /// Answers a connection beyond a cap with 503 and closes it (one non-blocking write: a
     /// client that does not read gets nothing).
-    pub fn refuse(&self, stream: tokio::net::TcpStream) {
-        let message = format!(
-            "too many connections: this server keeps at most {} open at once (--max-connections); retry shortly",
-            self.max
-        );
+    pub fn refuse(&self, stream: tokio::net::TcpStream, full: Full) {
+        let message = match full {
+            Full::Server => format!(
+                "too many connections: this server keeps at most {} open at once (--max-connections); retry shortly",
+                self.max
+            ),
+            Full::Client(client) => format!(
+                "too many connections from {client}: this server keeps at most {} open at once for one client address (--max-client-connections); close some or retry shortly",
+                self.per_client
+            ),
+        };
         let _ = self.refusals.warn(&message);
         let body = serde_json::json!({"error": message}).to_string();
         let response = format!(

@@ -110,7 +110,11 @@ fn bodies_in_flight_share_one_budget() {
 #[test]
 fn connections_beyond_the_cap_are_refused_clearly() {
     let root = demo_root(false);
-    let server = serve(&root, &["--max-connections", "8"]);
+    // One client address may hold them all here (`hardening_clients.rs` tests its share).
+    let server = serve(
+        &root,
+        &["--max-connections", "8", "--max-client-connections", "8"],
+    );
     let idle: Vec<TcpStream> = (0..8).map(|_| connect(&server.base)).collect();
     std::thread::sleep(Duration::from_millis(300));
     for _ in 0..3 {

@@ -19,6 +19,8 @@ mod eval_inputs;
 mod eval_shard;
 mod exits;
 mod explorer_browser;
+mod hardening_clients;
+mod hardening_disconnect;
 mod hardening_limits;
 mod http_clients;
 mod isolation;

@@ -2,13 +2,15 @@
 //! the HTTP endpoints, mounted by `vakra serve --episodes` at `/openenv`.
 //!
 //! No client can hold the others up: each connection is its own task, a connection beyond
-//! `max_episodes` is refused with `CAPACITY_REACHED`, a connection silent for `idle` is closed
-//! (its episode with it), one that does not read its answers within `idle` too, and messages
-//! are bounded in size.
+//! `max_episodes` is refused with `CAPACITY_REACHED`, a connection without a message for `idle`
+//! is closed (its episode with it; pings do not count), one that does not read its answers
+//! within `idle` too, and messages are bounded in size. While a message is answered the socket
+//! is read on: pings get their pongs, and a client that leaves stops its step.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::Extension;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Json, State};
 use axum::http::StatusCode;
@@ -16,6 +18,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use vakra_lanes::Client;
 
 use crate::episode::{Episode, EpisodeError, EpisodeSetup};
 use crate::protocol::{
@@ -119,15 +123,26 @@ fn status_of(error: &EpisodeError) -> StatusCode {
     }
 }
 
-async fn websocket(State(service): State<Arc<Service>>, upgrade: WebSocketUpgrade) -> Response {
+async fn websocket(
+    State(service): State<Arc<Service>>,
+    client: Option<Extension<Client>>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    // The episode's sessions (and its reward's replays) take its client's share of the
+    // tool-call lanes, as that client's MCP sessions do.
+    let client = client.map(|Extension(c)| c);
     upgrade
         .max_message_size(service.limits.max_message_bytes)
         .max_frame_size(service.limits.max_message_bytes)
-        .on_upgrade(move |socket| connection(socket, service))
+        .on_upgrade(move |socket| {
+            let gone = CancellationToken::new();
+            vakra_mcp::opened_by(client, gone.clone(), connection(socket, service, gone))
+        })
 }
 
-/// One client's connection, until it closes, goes idle or breaks.
-async fn connection(mut socket: WebSocket, service: Arc<Service>) {
+/// One client's connection, until it closes, goes idle or breaks; then `gone` stops the calls
+/// of its sessions still running.
+async fn connection(mut socket: WebSocket, service: Arc<Service>, gone: CancellationToken) {
     let idle = service.limits.idle;
     let Ok(_slot) = Arc::clone(&service.slots).try_acquire_owned() else {
         let refusal = error_message(
@@ -141,37 +156,68 @@ async fn connection(mut socket: WebSocket, service: Arc<Service>) {
         return;
     };
     let mut episode: Option<Episode> = None;
+    // A message that arrived while a step ran, answered next.
+    let mut pending: Option<Message> = None;
+    // Only messages count as activity: a client's pings do not keep an abandoned episode.
+    let mut active = tokio::time::Instant::now();
     loop {
-        let text = match tokio::time::timeout(idle, socket.recv()).await {
-            Err(_) => {
-                tracing::debug!("episode connection idle for {idle:?}: closed");
-                break;
-            }
-            Ok(None | Some(Err(_))) => break,
-            Ok(Some(Ok(message))) => match message {
-                Message::Text(text) => text.to_string(),
-                Message::Binary(bytes) => match String::from_utf8(bytes.to_vec()) {
-                    Ok(text) => text,
-                    Err(_) => {
-                        let reply =
-                            error_message(ErrorCode::InvalidJson, "Invalid JSON: not UTF-8 text");
-                        if send(&mut socket, &reply, idle).await.is_err() {
-                            break;
-                        }
-                        continue;
-                    }
-                },
-                Message::Close(_) => break,
-                Message::Ping(_) | Message::Pong(_) => continue,
+        let message = match pending.take() {
+            Some(message) => message,
+            None => match tokio::time::timeout_at(active + idle, socket.recv()).await {
+                Err(_) => {
+                    tracing::debug!("episode connection without a message for {idle:?}: closed");
+                    break;
+                }
+                Ok(None | Some(Err(_))) => break,
+                Ok(Some(Ok(message))) => message,
             },
         };
-        let Some(reply) = answer(&service.setup, &mut episode, &text).await else {
+        let text = match message {
+            Message::Text(text) => text.to_string(),
+            Message::Binary(bytes) => match String::from_utf8(bytes.to_vec()) {
+                Ok(text) => text,
+                Err(_) => {
+                    let reply =
+                        error_message(ErrorCode::InvalidJson, "Invalid JSON: not UTF-8 text");
+                    if send(&mut socket, &reply, idle).await.is_err() {
+                        break;
+                    }
+                    active = tokio::time::Instant::now();
+                    continue;
+                }
+            },
+            Message::Close(_) => break,
+            Message::Ping(_) | Message::Pong(_) => continue,
+        };
+        // The socket is read while the message is answered: pings are answered (a client's
+        // keep-alive survives a long call), and a client that leaves cancels its step.
+        let answered = {
+            let answering = answer(&service.setup, &mut episode, &text);
+            tokio::pin!(answering);
+            loop {
+                tokio::select! {
+                    reply = &mut answering => break Some(reply),
+                    incoming = socket.recv(), if pending.is_none() => match incoming {
+                        None | Some(Err(_) | Ok(Message::Close(_))) => break None,
+                        Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                        Some(Ok(message)) => pending = Some(message),
+                    },
+                }
+            }
+        };
+        let Some(reply) = answered else {
+            tracing::debug!("an episode's client left while its message was answered: stopped");
+            break;
+        };
+        let Some(reply) = reply else {
             break;
         };
         if send(&mut socket, &reply, idle).await.is_err() {
             break;
         }
+        active = tokio::time::Instant::now();
     }
+    gone.cancel();
     if let Some(episode) = episode {
         episode.close().await;
     }

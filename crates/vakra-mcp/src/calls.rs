@@ -7,7 +7,11 @@
 //! work to [`blocking`], which runs it on a blocking thread with the call's
 //! [`Interrupt`](vakra_interrupt::Interrupt) current (long loops check it and give up) and the
 //! session's turn held until the work really ends, so that one session never occupies more
-//! than one blocking thread. When the time limit passes first, the caller gets
+//! than one blocking thread. Before it takes a thread, the work enters a lane of the process's
+//! tool-call [`Lanes`] (`--sql-threads` of them, at most `--client-call-threads` per client
+//! address): tool calls never hold more blocking threads than that, whatever the number of
+//! sessions, so that REST requests and session openings, which have threads of their own, never
+//! wait behind them, and one client's calls never keep another's from their turn. When the time limit passes first, the caller gets
 //! [`time_limit_text`] at once; when the request is cancelled (the client sent
 //! `notifications/cancelled`, closed its session or its stdin), the work is told to stop.
 
@@ -20,17 +24,40 @@ use rmcp::model::{CallToolResponse, CallToolResult};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use vakra_interrupt::Interrupt;
+use vakra_lanes::{Client, Lanes};
 
 /// The context a call's blocking work inherits.
 #[derive(Clone)]
 struct CallScope {
     interrupt: Interrupt,
+    lanes: Arc<Lanes>,
+    client: Option<Client>,
     /// The session's turn; released when the async call and its blocking work both ended.
     _turn: Arc<OwnedSemaphorePermit>,
 }
 
 tokio::task_local! {
     static CALL: CallScope;
+    /// The client on whose behalf sessions are being opened in-process (an RL episode's
+    /// connection): see [`opened_by`].
+    static OPENER: Opener;
+}
+
+#[derive(Clone)]
+struct Opener {
+    client: Option<Client>,
+    gone: CancellationToken,
+}
+
+/// Runs `work` with the sessions it opens in-process (an episode's, the replays of its reward)
+/// counted as `client`'s: their calls take `client`'s share of the tool-call lanes, as its
+/// calls over HTTP do, and stop when `gone` is cancelled (the client left).
+pub async fn opened_by<F: Future>(
+    client: Option<Client>,
+    gone: CancellationToken,
+    work: F,
+) -> F::Output {
+    OPENER.scope(Opener { client, gone }, work).await
 }
 
 /// One session's queue of calls and the time limit of each.
@@ -38,17 +65,26 @@ tokio::task_local! {
 pub(crate) struct SessionCalls {
     turn: Arc<Semaphore>,
     limit: Duration,
+    /// The process's lanes for the blocking work of tool calls.
+    lanes: Arc<Lanes>,
+    /// Whose share of the lanes the calls take when their request names no client (a session
+    /// opened in-process for a client, [`opened_by`]).
+    client: Option<Client>,
     /// Cancelled when the session's client is gone (stdin closed): every call stops.
     closed: CancellationToken,
 }
 
 impl SessionCalls {
-    /// A queue for a new session.
-    pub(crate) fn new(limit: Duration) -> Self {
+    /// A queue for a new session, whose blocking work enters `lanes` (as the opener's, and
+    /// stopped when it leaves, when a client's sessions are being opened in-process).
+    pub(crate) fn new(limit: Duration, lanes: Arc<Lanes>) -> Self {
+        let opener = OPENER.try_with(Opener::clone).ok();
         Self {
             turn: Arc::new(Semaphore::new(1)),
             limit,
-            closed: CancellationToken::new(),
+            lanes,
+            client: opener.as_ref().and_then(|o| o.client),
+            closed: opener.map_or_else(CancellationToken::new, |o| o.gone),
         }
     }
 
@@ -60,15 +96,16 @@ impl SessionCalls {
 
     /// An empty queue with the same limit, for another session.
     pub(crate) fn for_new_session(&self) -> Self {
-        Self::new(self.limit)
+        Self::new(self.limit, Arc::clone(&self.lanes))
     }
 
-    /// Runs `call` in its turn within the time limit (the wait for the turn included). A call
-    /// over the limit is answered with [`time_limit_text`]; a cancelled one with an error
-    /// nobody reads (rmcp drops answers to cancelled requests).
+    /// Runs `call` of `client` in its turn within the time limit (the waits for the turn and
+    /// for a lane included). A call over the limit is answered with [`time_limit_text`]; a
+    /// cancelled one with an error nobody reads (rmcp drops answers to cancelled requests).
     pub(crate) async fn run(
         &self,
         cancelled: &CancellationToken,
+        client: Option<Client>,
         call: impl Future<Output = Result<CallToolResponse, ErrorData>>,
     ) -> Result<CallToolResponse, ErrorData> {
         let interrupt = Interrupt::new(self.limit);
@@ -90,6 +127,8 @@ impl SessionCalls {
             };
             let scope = CallScope {
                 interrupt: interrupt.clone(),
+                lanes: Arc::clone(&self.lanes),
+                client: client.or(self.client),
                 _turn: Arc::new(turn),
             };
             CALL.scope(scope, call).await
@@ -131,15 +170,20 @@ fn seconds(limit: Duration) -> String {
     }
 }
 
-/// Runs `work` on a blocking thread, as part of the current call when there is one (its
-/// interrupt current, its session's turn held until `work` returns, the digits of its big
-/// integers in force).
+/// Runs `work` on a blocking thread, as part of the current call when there is one (in a lane
+/// of its client, its interrupt current, its session's turn and its lane held until `work`
+/// returns, the digits of its big integers in force).
 pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, tokio::task::JoinError> {
     let scope = CALL.try_with(CallScope::clone).ok();
+    let lane = match &scope {
+        Some(scope) => Some(scope.lanes.enter(scope.client).await),
+        None => None,
+    };
     let digits = vakra_pytext::digits::current();
     tokio::task::spawn_blocking(move || {
+        let _lane = lane;
         vakra_pytext::digits::scoped(digits, || match scope {
             Some(scope) => scope.interrupt.run(work),
             None => work(),
@@ -162,11 +206,11 @@ mod tests {
 
     #[tokio::test]
     async fn work_over_the_limit_is_stopped_and_answered_at_the_limit() {
-        let calls = SessionCalls::new(Duration::from_millis(200));
+        let calls = SessionCalls::new(Duration::from_millis(200), Lanes::unshared("tests"));
         let started = Instant::now();
         let (tx, rx) = std::sync::mpsc::channel();
         let answer = calls
-            .run(&CancellationToken::new(), async {
+            .run(&CancellationToken::new(), None, async {
                 let stopped_after = blocking(move || {
                     let start = Instant::now();
                     while !vakra_interrupt::stopped() && start.elapsed() < Duration::from_secs(30) {
@@ -193,7 +237,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_session_runs_one_blocking_work_at_a_time() {
-        let calls = SessionCalls::new(Duration::from_secs(10));
+        let calls = SessionCalls::new(Duration::from_secs(10), Lanes::unshared("tests"));
         let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let most = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let one = || {
@@ -201,7 +245,7 @@ mod tests {
             let calls = calls.clone();
             async move {
                 calls
-                    .run(&CancellationToken::new(), async move {
+                    .run(&CancellationToken::new(), None, async move {
                         blocking(move || {
                             use std::sync::atomic::Ordering::SeqCst;
                             let now = running.fetch_add(1, SeqCst) + 1;
@@ -223,7 +267,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_cancelled_call_stops_its_work() {
-        let calls = SessionCalls::new(Duration::from_secs(30));
+        let calls = SessionCalls::new(Duration::from_secs(30), Lanes::unshared("tests"));
         let cancelled = CancellationToken::new();
         let (tx, rx) = std::sync::mpsc::channel();
         let cancel = cancelled.clone();
@@ -232,7 +276,7 @@ mod tests {
             cancel.cancel();
         });
         let answer = calls
-            .run(&cancelled, async {
+            .run(&cancelled, None, async {
                 blocking(move || {
                     let start = Instant::now();
                     while !vakra_interrupt::stopped() && start.elapsed() < Duration::from_secs(30) {

@@ -50,6 +50,7 @@ impl EnvServer {
             server,
             options.max_result_bytes,
             options.call_time_limit,
+            Arc::clone(&options.call_lanes),
         ))
     }
 
@@ -75,20 +76,22 @@ impl EnvServer {
             server,
             options.max_result_bytes,
             options.call_time_limit,
+            Arc::clone(&options.call_lanes),
         ))
     }
 
-    /// A session of `server` whose results are capped at `max_result_bytes` and whose calls
-    /// stop after `call_time_limit`.
+    /// A session of `server` whose results are capped at `max_result_bytes`, whose calls
+    /// stop after `call_time_limit` and whose blocking work takes its turn in `lanes`.
     pub(crate) fn of(
         server: Arc<dyn ToolServer>,
         max_result_bytes: usize,
         call_time_limit: std::time::Duration,
+        lanes: Arc<vakra_lanes::Lanes>,
     ) -> Self {
         Self {
             server,
             max_result_bytes,
-            calls: SessionCalls::new(call_time_limit),
+            calls: SessionCalls::new(call_time_limit, lanes),
             sdk_cache: Arc::default(),
             trace: None,
             hold: None,

@@ -75,7 +75,8 @@ impl EnvServer {
             }
             Ok(answer.into_result().into())
         };
-        let response = self.calls.run(&cancelled, call).await?;
+        let client = crate::incoming::client(&context.extensions);
+        let response = self.calls.run(&cancelled, client, call).await?;
         Ok(capped(response, self.max_result_bytes))
     }
 }
@@ -274,6 +275,7 @@ mod tests {
             Arc::new(Growing::default()),
             1 << 20,
             Duration::from_secs(5),
+            vakra_lanes::Lanes::unshared("tests"),
         );
         let (server_end, client_end) = tokio::io::duplex(1 << 16);
         tokio::spawn(async move {

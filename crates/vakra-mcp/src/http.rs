@@ -18,7 +18,7 @@ use vakra_endpoint::RestBird;
 
 use crate::{Capability, EnvServer, NamedSessions, ServerOptions, SessionSpec};
 
-type Service = StreamableHttpService<EnvServer, NamedSessions>;
+pub(crate) type Service = StreamableHttpService<EnvServer, NamedSessions>;
 
 /// Limits of the MCP HTTP transport.
 #[derive(Debug, Clone, Copy)]
@@ -266,6 +266,18 @@ async fn handle(
         .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).err())
         .flatten()
         .map(|e| e.to_string());
+    // A request of an existing session is cancelled when its client goes away unanswered.
+    let cancel = (is_post && !opens_session)
+        .then(|| crate::disconnect::request_id(&bytes))
+        .flatten()
+        .map(|id| {
+            crate::disconnect::CancelOnDrop::new(
+                service.clone(),
+                parts.uri.clone(),
+                &parts.headers,
+                id,
+            )
+        });
     let request = Request::from_parts(parts, Body::from(bytes));
     let response = match service.oneshot(request).await {
         Ok(response) => response.map(Body::new),
@@ -282,6 +294,7 @@ async fn handle(
                 let _in_flight = &guard;
                 chunk
             });
+            let body = crate::disconnect::Watched::new(body, cancel);
             Response::from_parts(parts, Body::from_stream(body))
         }
         None => response,
@@ -388,6 +401,7 @@ mod tests {
             replica_name: None,
             trace_limits: Default::default(),
             max_result_bytes: 1 << 20,
+            call_lanes: vakra_lanes::Lanes::unshared("tool calls"),
             chaining_data: Default::default(),
             retriever: Default::default(),
             retrievers: Default::default(),

@@ -164,6 +164,12 @@ pub(crate) fn big_integers_in(text: &[u8]) -> Option<BigIntegers> {
     (!found.is_empty()).then(|| BigIntegers(found.into()))
 }
 
+/// The address of the client whose request carries `extensions` (HTTP: put there by the
+/// server that accepted the connection; none over stdio or in-process).
+pub(crate) fn client(extensions: &Extensions) -> Option<vakra_lanes::Client> {
+    carried::<vakra_lanes::Client>(extensions).copied()
+}
+
 /// The big integers a call's message carried (stdio: in the request's extensions; HTTP: in the
 /// request head's).
 pub(crate) fn big_integers(extensions: &Extensions) -> Option<BigIntegers> {

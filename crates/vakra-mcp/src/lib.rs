@@ -23,6 +23,7 @@ mod bpo_tools;
 mod calls;
 mod chaining_tools;
 mod combined;
+mod disconnect;
 mod env;
 mod handler;
 mod http;
@@ -37,6 +38,7 @@ mod tool_server;
 pub mod trace;
 pub mod validation;
 
+pub use calls::opened_by;
 pub use env::EnvServer;
 pub use http::{HttpLimits, McpDrain, http_router};
 pub use options::ServerOptions;

@@ -34,6 +34,10 @@ pub struct ServerOptions {
     /// Tool calls running longer (their wait behind the session's earlier calls included) are
     /// stopped and answered with an error (`--call-time-limit`).
     pub call_time_limit: Duration,
+    /// Where the blocking work of every tool call of the process (HTTP sessions, episodes,
+    /// in-process replays) takes its turn: `--sql-threads` lanes, `--client-call-threads` per
+    /// client address on `vakra serve`.
+    pub call_lanes: Arc<vakra_lanes::Lanes>,
     /// Capability 1's server class (the reference's `MCP_SERVER_TYPE`).
     pub chaining_mode: ServerMode,
     /// Capability 1: the most table data one session may hold.

@@ -1,5 +1,6 @@
 use std::sync::{Arc, OnceLock};
 
+use axum::Extension;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -8,22 +9,33 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 use vakra_endpoint::{Outcome, RestBird, validation_body};
+use vakra_lanes::{Client, Lanes};
 use vakra_pytext::DumpOptions;
 
 use crate::metrics::{Counted, Metrics};
 
-/// The state behind the REST routes: the loaded endpoints and the rendered OpenAPI document.
+/// The state behind the REST routes: the loaded endpoints, the rendered OpenAPI document and
+/// the lanes in which requests run their statements.
 pub struct RestApi {
     bird: Arc<RestBird>,
+    lanes: Arc<Lanes>,
     openapi: OnceLock<String>,
     metrics: Metrics,
 }
 
 impl RestApi {
-    /// Serves the endpoints of `bird`.
+    /// Serves the endpoints of `bird`, with as many statements at once as tokio's default pool.
     pub fn new(bird: Arc<RestBird>) -> Arc<Self> {
+        Self::with_lanes(bird, Lanes::unshared("REST requests"))
+    }
+
+    /// Serves the endpoints of `bird`, each request's statement in a lane of `lanes` (lanes of
+    /// REST's own, so that REST never waits behind tool calls, and one client's requests
+    /// never keep another's from their turn).
+    pub fn with_lanes(bird: Arc<RestBird>, lanes: Arc<Lanes>) -> Arc<Self> {
         Arc::new(Self {
             bird,
+            lanes,
             openapi: OnceLock::new(),
             metrics: Metrics::default(),
         })
@@ -128,7 +140,12 @@ async fn metrics(State(api): State<Arc<RestApi>>) -> Response {
         .into_response()
 }
 
-async fn dispatch(State(api): State<Arc<RestApi>>, method: Method, uri: Uri) -> Response {
+async fn dispatch(
+    State(api): State<Arc<RestApi>>,
+    client: Option<Extension<Client>>,
+    method: Method,
+    uri: Uri,
+) -> Response {
     let path = percent_encoding::percent_decode_str(uri.path()).decode_utf8_lossy();
     let Some(endpoint) = api.bird.find(&path).cloned() else {
         return redirect_or_not_found(&api, &path, &uri);
@@ -148,7 +165,12 @@ async fn dispatch(State(api): State<Arc<RestApi>>, method: Method, uri: Uri) -> 
         .into_owned()
         .collect();
     let bird = Arc::clone(&api.bird);
-    let outcome = tokio::task::spawn_blocking(move || bird.execute(&endpoint, &query)).await;
+    let lane = api.lanes.enter(client.map(|Extension(c)| c)).await;
+    let outcome = tokio::task::spawn_blocking(move || {
+        let _lane = lane;
+        bird.execute(&endpoint, &query)
+    })
+    .await;
     match outcome {
         Ok(Outcome::Ok(body)) => {
             api.metrics.count(Counted::Ok);

@@ -40,12 +40,22 @@ impl Server {
 
     /// Starts `vakra serve` with `args` on `address` and waits for it to listen.
     pub fn start_at(args: &[&str], address: &str) -> Self {
+        Self::spawn(args, address, Stdio::null())
+    }
+
+    /// Starts `vakra serve` with `args`, its log written to `log`.
+    pub fn start_logging(args: &[&str], log: &Path) -> Self {
+        let log = std::fs::File::create(log).expect("the log file");
+        Self::spawn(args, "127.0.0.1:0", Stdio::from(log))
+    }
+
+    fn spawn(args: &[&str], address: &str, log: Stdio) -> Self {
         let mut child = vakra()
             .arg("serve")
             .args(args)
             .args(["--listen", address])
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .expect("vakra serve starts");
         let mut line = String::new();
@@ -62,6 +72,11 @@ impl Server {
 }
 
 impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGTERM and waits (at most `limit`) for the process to exit.
     pub fn terminate(&mut self, limit: std::time::Duration) -> std::process::ExitStatus {
         let pid = libc::pid_t::try_from(self.child.id()).unwrap();

@@ -1,0 +1,78 @@
+//! One client address cannot take what the others need: its connections (event streams
+//! included) are capped at `--max-client-connections`, so a health check or another client
+//! still gets in.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::common::{Server, demo_root};
+use crate::hardening_disconnect::open_session;
+
+/// A raw `GET target` from the loopback address `from` (only a connection when `target` is
+/// `None`): the whole answer (10 s at most).
+async fn get_from(server: &Server, from: &str, target: Option<&str>) -> String {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let address = server
+        .base
+        .strip_prefix("http://")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut stream = socket.connect(address).await.unwrap();
+    if let Some(target) = target {
+        let request =
+            format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+    }
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("an answer within 10 s")
+        .unwrap();
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// One client opens 300 event streams (GET) on ten MCP sessions of a server with
+/// `--max-connections 300`: it gets at most its half, `/healthz` of another address answers
+/// 200 within 2 s, and the client's own further connections get the 503 that names the flag.
+#[tokio::test]
+async fn one_client_holding_event_streams_cannot_keep_others_out() {
+    let root = demo_root(false);
+    let server = Server::start(&[
+        "--root",
+        root.path().to_str().unwrap(),
+        "--max-connections",
+        "300",
+    ]);
+    let path = "/mcp/2/library";
+    let sessions: Vec<String> = (0..10).map(|_| open_session(&server, path)).collect();
+    let address = server.base.strip_prefix("http://").unwrap().to_owned();
+    let mut streams = Vec::new();
+    for session in &sessions {
+        for _ in 0..30 {
+            let mut stream = std::net::TcpStream::connect(&address).unwrap();
+            let request = format!(
+                "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\
+                 Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n"
+            );
+            let _ = stream.write_all(request.as_bytes());
+            streams.push(stream);
+        }
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let answer = get_from(&server, "127.0.0.2", Some("/healthz")).await;
+    let took = started.elapsed();
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    assert!(took < Duration::from_secs(2), "/healthz took {took:?}");
+    let own = get_from(&server, "127.0.0.1", None).await;
+    assert!(own.starts_with("HTTP/1.1 503 "), "{own}");
+    assert!(
+        own.contains("too many connections from 127.0.0.1: this server keeps at most 150 open at once for one client address (--max-client-connections)"),
+        "{own}"
+    );
+    drop(streams);
+}
