@@ -17,14 +17,25 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use vakra_chaining::{ModelTexts, ToolTexts, Universes};
-use vakra_test_kit::paths::{shared_dir, shared_path_or_skip};
+use vakra_test_kit::paths::shared_path_or_skip;
+use vakra_test_kit::reference;
 use vakra_test_kit::text::read_json;
 
-/// `shared/`, when it has the transcripts and the reference's mapping (else skipped).
-fn shared() -> Option<PathBuf> {
-    shared_path_or_skip("conformance/cap1-transcripts/mockdb_disney.sql")?;
-    shared_path_or_skip("reference/environment/configs/mcp_tool_universe_id_mapping.yaml")?;
-    Some(shared_dir())
+/// The transcripts' folder in `shared/` and the reference's mapping, when both are there (else
+/// the test is skipped).
+struct Inputs {
+    transcripts: PathBuf,
+    mapping: PathBuf,
+}
+
+fn inputs() -> Option<Inputs> {
+    let sql = shared_path_or_skip("conformance/cap1-transcripts/mockdb_disney.sql")?;
+    let mapping = reference::file("environment/configs/mcp_tool_universe_id_mapping.yaml")?;
+    let transcripts = sql.parent().expect("the transcripts' folder").to_owned();
+    Some(Inputs {
+        transcripts,
+        mapping,
+    })
 }
 
 /// The texts a listing shows, filed where the data root keeps them.
@@ -80,8 +91,8 @@ struct Fixture {
     transcripts: PathBuf,
 }
 
-fn fixture(shared: &Path) -> Fixture {
-    let transcripts = shared.join("conformance/cap1-transcripts");
+fn fixture(inputs: &Inputs) -> Fixture {
+    let transcripts = &inputs.transcripts;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     let dbs = dir.path().join("dbs");
@@ -94,8 +105,8 @@ fn fixture(shared: &Path) -> Fixture {
             rusqlite::Connection::open(dbs.join(domain).join(format!("{domain}.sqlite"))).unwrap();
         conn.execute_batch(&sql).unwrap();
     }
-    let mapping = shared.join("reference/environment/configs/mcp_tool_universe_id_mapping.yaml");
-    let mut universes = Universes::from_yaml(&std::fs::read_to_string(mapping).unwrap()).unwrap();
+    let mut universes =
+        Universes::from_yaml(&std::fs::read_to_string(&inputs.mapping).unwrap()).unwrap();
     let additions =
         std::fs::read_to_string(transcripts.join("mapping_additions_testdom.yaml")).unwrap();
     universes.extend(Universes::from_yaml(&additions).unwrap());
@@ -237,10 +248,10 @@ async fn replay(f: &Fixture, name: &str) -> (usize, Vec<String>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pandas2_transcripts_reproduce_over_mcp() {
-    let Some(shared) = shared() else {
+    let Some(inputs) = inputs() else {
         return;
     };
-    let f = fixture(&shared);
+    let f = fixture(&inputs);
     let mut total = 0;
     let mut all = Vec::new();
     for name in [
