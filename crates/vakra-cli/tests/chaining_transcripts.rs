@@ -8,7 +8,7 @@
 //! databases are rebuilt from their SQL dumps.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 
 use rmcp::ServiceExt;
@@ -92,7 +92,7 @@ struct Fixture {
 }
 
 fn fixture(inputs: &Inputs) -> Fixture {
-    let transcripts = &inputs.transcripts;
+    let transcripts = inputs.transcripts.clone();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     let dbs = dir.path().join("dbs");

@@ -6,6 +6,7 @@
 mod common;
 
 mod bpo_mcp;
+mod built_binary;
 mod chaining_mcp;
 mod chaining_transcripts;
 mod combined_mcp;
