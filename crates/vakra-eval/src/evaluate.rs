@@ -201,6 +201,7 @@ pub async fn run(config: EvalConfig) -> Report {
     }
     capabilities.values_mut().for_each(CapabilityReport::finish);
     let leaderboard_score = report::leaderboard_score(capabilities.values());
+    let leaderboard_interval = report::leaderboard_interval(capabilities.values());
     let tokens = Tokens::total(capabilities.values().filter_map(|c| c.tokens));
     let capability_names: Vec<String> = capabilities.keys().map(u8::to_string).collect();
     let warnings = report::warnings(
@@ -243,6 +244,8 @@ pub async fn run(config: EvalConfig) -> Report {
             shard: config.shard.map(|shard| shard.to_string()),
         },
         leaderboard_score,
+        leaderboard_interval,
+        intervals: Default::default(),
         cost_usd: config.prices.zip(tokens).map(|(p, t)| t.cost(p)),
         tokens,
         capabilities: capabilities

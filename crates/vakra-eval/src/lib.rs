@@ -20,6 +20,7 @@ pub mod coerce;
 pub mod diff;
 pub mod evaluate;
 pub mod ground_truth_memo;
+pub mod intervals;
 pub mod judges;
 pub mod judging;
 pub mod merge;

@@ -148,6 +148,8 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
     Ok(Report {
         vakra_version,
         leaderboard_score: report::leaderboard_score(capabilities.values()),
+        leaderboard_interval: report::leaderboard_interval(capabilities.values()),
+        intervals: Default::default(),
         cost_usd: prices.zip(tokens).map(|(p, t)| t.cost(p)),
         tokens,
         settings,
