@@ -60,6 +60,14 @@ pub(crate) fn publish(
 }
 
 /// Writes a report file, creating its folder.
+/// A report of `vakra eval` read from `path`.
+pub(crate) fn read(path: &Path) -> anyhow::Result<vakra_eval::Report> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_reader(std::io::BufReader::new(file))
+        .with_context(|| format!("{}: not a report of `vakra eval`", path.display()))
+}
+
 pub(crate) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)

@@ -15,6 +15,7 @@ mod docker;
 mod episodes;
 mod eval;
 mod eval_agreement;
+mod eval_board;
 mod eval_diff;
 mod eval_inputs;
 mod eval_shard;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::intervals::{Method, ScoreInterval, Unit, samples_for_one_point, score_intervals};
 use crate::judges::Verdict;
 use crate::records::Problem;
-use crate::trials::{Tokens, TrialsReport, trials_report};
+use crate::trials::{Latency, Tokens, TrialsReport, trials_report};
 
 /// The whole report.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -30,6 +30,9 @@ pub struct Report {
     /// Their cost at `settings.prices_per_million_tokens`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The seconds the run spent per sample, from the predictions' `duration_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
     /// Keyed by capability number, "1" to "4"; only the evaluated ones.
     pub capabilities: BTreeMap<String, CapabilityReport>,
     /// Files or records that could not be used.
@@ -145,6 +148,8 @@ pub struct CapabilityReport {
     pub tokens: Option<Tokens>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
 }
 
 impl CapabilityReport {
@@ -169,6 +174,7 @@ impl CapabilityReport {
             trials: None,
             tokens: None,
             cost_usd: None,
+            latency: None,
         }
     }
 

@@ -2,11 +2,13 @@
 //! per-domain tables, bar charts (inline SVG) and every sample's story (an embedded script);
 //! and the comparison of two runs as text and as an HTML page.
 
+mod board;
 mod diff;
 mod html;
 mod markdown;
 mod samples;
 
+pub use board::{Run as BoardRun, board_html, board_markdown};
 pub use diff::{diff_html, diff_markdown, diff_text};
 pub use html::html;
 pub use markdown::markdown;
