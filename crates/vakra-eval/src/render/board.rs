@@ -204,7 +204,7 @@ fn plot(runs: &[Run]) -> String {
     out
 }
 
-const BOARD_STYLE: &str = "svg.plot{display:block;margin:1em 0;background:#fff}\
+const BOARD_STYLE: &str = "svg.plot{display:block;margin:1em 0;background:#fff;overflow:visible}\
 .axis{stroke:#444;stroke-width:1}.ci{stroke:#2b6cb0;stroke-width:2}circle.run{fill:#2b6cb0}\
 text{font:12px sans-serif;fill:#222}td.ci{color:#555;font-size:90%}";
 
