@@ -72,7 +72,7 @@ bench: release
 # Rebuild the demo databases and catalogs from their sources in demo/.
 demo-data: release
 	python3 scripts/build_demo_databases.py
-	target/release/vakra import --vakra-repo demo --out .
+	"$$(bash scripts/built.sh vakra)" import --vakra-repo demo --out .
 
 # Needs VAKRA_REF (a reference checkout); see ../shared/conformance/README.md. Includes the
 # runner parity check (scripts/runner-parity.sh).

@@ -7,13 +7,15 @@ clients=${1:-64}
 seconds=${2:-20}
 cargo build --release -p vakra-cli
 cargo build --release -p vakra-episodes --example episode_load
-target/release/vakra index --root . >/dev/null   # capability 4's retrievers
+vakra=$(bash scripts/built.sh vakra)
+load=$(bash scripts/built.sh episode_load --example)
+"$vakra" index --root . >/dev/null   # capability 4's retrievers
 log=$(mktemp)
-target/release/vakra serve --root . --episodes demo/tasks --listen 127.0.0.1:0 >"$log" 2>/dev/null &
+"$vakra" serve --root . --episodes demo/tasks --listen 127.0.0.1:0 >"$log" 2>/dev/null &
 server=$!
 trap 'kill $server 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 100); do grep -q '^listening on' "$log" && break; sleep 0.1; done
 base=$(sed -n 's/^listening on http:\/\///p' "$log")
 echo "machine: $(nproc) cores, $(uname -r); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-target/release/examples/episode_load "ws://$base/openenv/ws" demo/tasks "$clients" "$seconds"
+"$load" "ws://$base/openenv/ws" demo/tasks "$clients" "$seconds"
 echo "server max RSS: $(grep VmHWM /proc/$server/status | awk '{print $2/1024 " MiB"}')"

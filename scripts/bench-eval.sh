@@ -9,8 +9,7 @@ cd "$(dirname "$0")/.."
 copies=${1:-400}
 jobs=${2:-8}
 html=${3:-}
-vakra=${VAKRA_BIN:-target/release/vakra}
-[[ -x $vakra ]] || cargo build --release -p vakra-cli
+vakra=${VAKRA_BIN:-$(bash scripts/built.sh vakra --or-build vakra-cli)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/root"

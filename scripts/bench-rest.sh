@@ -11,8 +11,8 @@
 # bounded in count and time, and every wait is bounded.
 #
 # Environment (all optional; relative paths are taken from the current directory):
-#   VAKRA_BIN  the vakra binary            (default: <repo>/target/release/vakra, built if missing)
-#   LOAD_BIN   the vakra-load binary       (default: <repo>/target/release/vakra-load, built if missing)
+#   VAKRA_BIN  the vakra binary            (default: the release build, scripts/built.sh)
+#   LOAD_BIN   the vakra-load binary       (default: the release build, scripts/built.sh)
 #   ROOT       data root                   (default: <repo>)
 #   DB_ROOT    database root               (default: $ROOT/databases)
 #   REQUESTS   JSONL request list, one {"path": ..., "params": {...}} per line
@@ -33,8 +33,10 @@ absolute() {
     esac
 }
 
-VAKRA_BIN=$(absolute "${VAKRA_BIN:-$REPO/target/release/vakra}")
-LOAD_BIN=$(absolute "${LOAD_BIN:-$REPO/target/release/vakra-load}")
+[[ -n ${VAKRA_BIN:-} ]] || VAKRA_BIN=$(cd "$REPO" && bash scripts/built.sh vakra --or-build vakra-cli)
+[[ -n ${LOAD_BIN:-} ]] || LOAD_BIN=$(cd "$REPO" && bash scripts/built.sh vakra-load --or-build vakra-bench)
+VAKRA_BIN=$(absolute "$VAKRA_BIN")
+LOAD_BIN=$(absolute "$LOAD_BIN")
 ROOT=$(absolute "${ROOT:-$REPO}")
 DB_ROOT=$(absolute "${DB_ROOT:-$ROOT/databases}")
 REQUESTS=$(absolute "${REQUESTS:-$REPO/../shared/conformance/goldens/rest_golden.jsonl}")
@@ -121,16 +123,8 @@ stop_group() {
     wait "$pgid" 2>/dev/null || true
 }
 
-# Builds a default binary that is missing; a binary named through the environment must exist.
-ensure_binary() {
-    local path=$1 default=$2 package=$3
-    [[ -x "$path" ]] && return 0
-    [[ "$path" == "$default" ]] || die "$path is not an executable"
-    run cargo build --release --manifest-path "$REPO/Cargo.toml" -p "$package"
-}
-
-ensure_binary "$VAKRA_BIN" "$REPO/target/release/vakra" vakra-cli
-ensure_binary "$LOAD_BIN" "$REPO/target/release/vakra-load" vakra-bench
+[[ -x "$VAKRA_BIN" ]] || die "$VAKRA_BIN is not an executable"
+[[ -x "$LOAD_BIN" ]] || die "$LOAD_BIN is not an executable"
 [[ -f "$REQUESTS" ]] || die "no request list at $REQUESTS (set REQUESTS)"
 [[ -d "$DB_ROOT" ]] || die "no database root at $DB_ROOT (set ROOT or DB_ROOT)"
 listening "$PORT" && die "port $PORT is already in use (set PORT)"

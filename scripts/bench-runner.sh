@@ -15,9 +15,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 TRIALS=${TRIALS:-91}
 JOBS=${JOBS:-32}
-VAKRA=${VAKRA_BIN:-$REPO/target/release/vakra}
-STANDIN=${STANDIN_BIN:-$REPO/target/release/vakra-standin}
-[[ -x $VAKRA && -x $STANDIN ]] || (set -x; cargo build --release -p vakra-cli -p vakra-standin)
+VAKRA=${VAKRA_BIN:-$(bash scripts/built.sh vakra --or-build vakra-cli)}
+STANDIN=${STANDIN_BIN:-$(bash scripts/built.sh vakra-standin --or-build vakra-standin)}
 work=$(mktemp -d)
 standin_out=$work/standin.out
 cleanup() { kill "${standin:-}" 2>/dev/null || true; pkill -f -- "--log $work" 2>/dev/null || true; rm -rf "$work"; }

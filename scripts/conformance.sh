@@ -6,7 +6,8 @@
 # recorded by crates/vakra-bpo/tests/reference/record_goldens.py into a temporary folder (the
 # recording is derived from the reference's code and data, so it never enters the repository),
 # and crates/vakra-bpo's listing and reference_goldens tests compare every tool listing and answer
-# with it. VAKRA_REQUIRE_REF=1 makes those tests fail, not skip, when an input is missing.
+# with it. VAKRA_REQUIRE_REF=1 and VAKRA_REQUIRE_REF_CHECKOUT=1 make those tests fail, not skip,
+# when an input is missing.
 #
 # Then the evaluator's agreement test on the published sample traces, and the reference's
 # validate_output.py on what `vakra run` writes.
@@ -23,12 +24,12 @@ if [[ ! -x $venv/bin/python ]]; then
   "$venv/bin/pip" install --quiet -r "$shared/conformance/tools/requirements.txt"
 fi
 # Capability 4's tool checksums against $shared/reference/tool_checksums.json (39 match, 2
-# documented mismatches); VAKRA_REQUIRE_REF=1 fails the test instead of skipping it.
-VAKRA_REQUIRE_REF=1 cargo test -p vakra-cli --test integration combined_mcp::reference_checksums_of_capability_4
+# documented mismatches); the switches fail the test instead of skipping it.
+VAKRA_REQUIRE_REF=1 VAKRA_REQUIRE_REF_CHECKOUT=1 cargo test -p vakra-cli --test integration combined_mcp::reference_checksums_of_capability_4
 # run.sh replays recordings made under pandas 2.3.3: capability 1 with the pandas switch. (MCP
 # clients start `vakra mcp` with a bare environment, so the variable reaches it through the data
 # root that run.sh's `vakra import` makes: it records the version there.)
-VAKRA_PANDAS=2 VAKRA_BIN=target/release/vakra PYTHON=$venv/bin/python bash "$shared/conformance/run.sh"
+VAKRA_PANDAS=2 VAKRA_BIN=$(bash scripts/built.sh vakra) PYTHON=$venv/bin/python bash "$shared/conformance/run.sh"
 
 # --- Capability 1 under pandas 3.1.1, the default ----------------------------------------------
 # The reference is recorded afresh, under pandas 3, replaying the call sequence of each
@@ -48,7 +49,7 @@ for plan in "$shared"/conformance/goldens/mcp/cap1-*.calls.jsonl; do
     --preset cap1 --python "$p3_venv/bin/python" --domain "${label#cap1-}" \
     --db-root "$shared/conformance/db" --replay "$plan" --out "$p3_goldens/mcp" --label "$label" >/dev/null
 done
-(unset VAKRA_PANDAS; CHECKS=cap1 GOLDENS=$p3_goldens VAKRA_BIN=target/release/vakra PYTHON=$venv/bin/python \
+(unset VAKRA_PANDAS; CHECKS=cap1 GOLDENS=$p3_goldens VAKRA_BIN=$(bash scripts/built.sh vakra) PYTHON=$venv/bin/python \
   bash "$shared/conformance/run.sh")
 # The capability-1 transcript scripts (shared has pandas-3 transcripts of two of them), recorded
 # the way their README says (a copy of the reference with the fixtures' universes added, the mock
@@ -112,16 +113,16 @@ goldens=$(mktemp -d)
 trap 'rm -rf "$goldens"' EXIT
 VAKRA_REF=$VAKRA_REF "$bpo_venv/bin/python" crates/vakra-bpo/tests/reference/record_goldens.py \
   "$goldens/bpo_goldens.json"
-VAKRA_REQUIRE_REF=1 VAKRA_BPO_GOLDENS=$goldens/bpo_goldens.json \
+VAKRA_REQUIRE_REF=1 VAKRA_REQUIRE_REF_CHECKOUT=1 VAKRA_BPO_GOLDENS=$goldens/bpo_goldens.json \
   cargo test -p vakra-bpo --test listing --test reference_goldens -- --nocapture
 
 # The evaluator: whole-pipeline exact-match verdicts on the published sample traces equal the
 # reference evaluator's recorded ones (crates/vakra-cli/tests/eval_agreement.rs).
-VAKRA_REQUIRE_REF=1 cargo test --release -p vakra-cli --test integration eval_agreement::
+VAKRA_REQUIRE_REF=1 VAKRA_REQUIRE_REF_CHECKOUT=1 cargo test --release -p vakra-cli --test integration eval_agreement::
 
 # The runner: the reference's validate_output.py accepts what `vakra run` writes
 # (crates/vakra-cli/tests/run.rs; its Python needs only pydantic, which the conformance venv has).
-VAKRA_REQUIRE_REF=1 VAKRA_PYTHON=$venv/bin/python cargo test --release -p vakra-cli --test integration \
+VAKRA_REQUIRE_REF=1 VAKRA_REQUIRE_REF_CHECKOUT=1 VAKRA_PYTHON=$venv/bin/python cargo test --release -p vakra-cli --test integration \
   run::the_oracle_model_scores_100_on_every_capability_and_the_output_validates
 
 # The runner: the reference's own runner and `vakra run` against one capturing stand-in, every
@@ -132,7 +133,7 @@ VAKRA_REQUIRE_REF=1 VAKRA_PYTHON=$venv/bin/python cargo test --release -p vakra-
 bash scripts/runner-parity.sh demo/tasks .
 parity=$(mktemp -d)
 trap 'rm -rf "$goldens" "$parity"' EXIT
-target/release/vakra import --vakra-repo "$VAKRA_REF" --out "$parity/root" >/dev/null
+"$(bash scripts/built.sh vakra)" import --vakra-repo "$VAKRA_REF" --out "$parity/root" >/dev/null
 mkdir -p "$parity/root/databases"
 for db in "$shared"/conformance/db/*/; do
   ln -s "$(cd "$db" && pwd)" "$parity/root/databases/$(basename "$db")"

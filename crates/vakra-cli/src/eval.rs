@@ -22,6 +22,9 @@ enum EvalCommand {
     /// Compare two reports: verdicts that changed, per-capability and per-domain score deltas,
     /// error categories that moved.
     Diff(crate::eval_diff::DiffArgs),
+    /// Runs side by side: one HTML page (and Markdown) with each run's score and interval, per
+    /// capability and domain, tokens, cost, latency and a cost–score plot.
+    Board(crate::eval_board::BoardArgs),
     /// Join the reports of a sharded run (`--shard I/N`) into the report of the whole run.
     Merge(crate::eval_merge::MergeArgs),
 }
@@ -29,6 +32,7 @@ enum EvalCommand {
 pub fn main(cli: EvalCli) -> anyhow::Result<()> {
     match cli.command {
         Some(EvalCommand::Diff(args)) => crate::eval_diff::run(args),
+        Some(EvalCommand::Board(args)) => crate::eval_board::run(args),
         Some(EvalCommand::Merge(args)) => crate::eval_merge::run(args),
         None => run(cli.run),
     }

@@ -16,6 +16,9 @@ pub struct DiffArgs {
     /// Also write the comparison as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also write the comparison as Markdown here.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
 }
 
 pub fn run(args: DiffArgs) -> anyhow::Result<()> {
@@ -32,6 +35,9 @@ pub fn run(args: DiffArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.html {
         crate::eval_report::write(path, &vakra_eval::render::diff_html(&diff))?;
+    }
+    if let Some(path) = &args.markdown {
+        crate::eval_report::write(path, &vakra_eval::render::diff_markdown(&diff))?;
     }
     print!("{}", vakra_eval::render::diff_text(&diff));
     Ok(())

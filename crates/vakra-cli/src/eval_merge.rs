@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 
 #[derive(Args)]
@@ -25,11 +24,7 @@ pub struct MergeArgs {
 pub fn run(args: MergeArgs) -> anyhow::Result<()> {
     let mut reports = Vec::with_capacity(args.reports.len());
     for path in &args.reports {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let report: vakra_eval::Report = serde_json::from_reader(std::io::BufReader::new(file))
-            .with_context(|| format!("{}: not a report of `vakra eval`", path.display()))?;
-        reports.push(report);
+        reports.push(crate::eval_report::read(path)?);
     }
     let merged = vakra_eval::merge(reports)?;
     crate::eval_report::publish(

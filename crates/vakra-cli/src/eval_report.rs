@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::Context;
+use vakra_eval::render::interval_text;
 
 /// Writes the report (JSON, and Markdown and HTML when asked) and prints its summary.
 pub(crate) fn publish(
@@ -29,14 +30,19 @@ pub(crate) fn publish(
             report.problems.len()
         );
     }
-    println!("leaderboard score {:.2}", report.leaderboard_score);
+    println!(
+        "leaderboard score {:.2} {}",
+        report.leaderboard_score,
+        interval_text(report.leaderboard_interval.as_ref())
+    );
     for (n, capability) in &report.capabilities {
         println!(
-            "capability {n} ({}): {:.2} ({} of {} correct)",
+            "capability {n} ({}): {:.2} ({} of {} correct) {}",
             capability.name,
             capability.score,
             capability.n_correct,
-            capability.n_scored()
+            capability.n_scored(),
+            interval_text(capability.interval.as_ref())
         );
         if let Some(trials) = &capability.trials {
             let row = |values: &BTreeMap<usize, f64>| {
@@ -54,6 +60,14 @@ pub(crate) fn publish(
 }
 
 /// Writes a report file, creating its folder.
+/// A report of `vakra eval` read from `path`.
+pub(crate) fn read(path: &Path) -> anyhow::Result<vakra_eval::Report> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_reader(std::io::BufReader::new(file))
+        .with_context(|| format!("{}: not a report of `vakra eval`", path.display()))
+}
+
 pub(crate) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)

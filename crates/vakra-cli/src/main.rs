@@ -6,6 +6,7 @@
 mod connect;
 mod episodes;
 mod eval;
+mod eval_board;
 mod eval_diff;
 mod eval_merge;
 mod eval_report;

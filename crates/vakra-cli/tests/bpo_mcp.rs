@@ -1,6 +1,6 @@
 //! The BPO domain (capability 3, `bpo`) over real MCP sessions: `vakra mcp` over stdio and
 //! `vakra serve` over streamable HTTP, on a data root holding the reference's BPO data
-//! (`../shared/reference/environment/bpo/data`, which CI has). The 43 tool results recorded in
+//! (the reference's `environment/bpo/data`, found by `vakra_test_kit::reference`). The 43 tool results recorded in
 //! the reference's six task files must come back byte for byte, each file replayed in a fresh
 //! session; the listing, per-session state and bad input are checked on the same sessions.
 
@@ -16,28 +16,26 @@ use recorded::{RECORDED_RESULTS, Recorded, recorded_sessions};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Map, Value, json};
 use vakra_test_kit::mcp::McpClient as Client;
-use vakra_test_kit::paths::{repo_root, shared_path};
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::reference;
 
-/// The reference's BPO data folder in `shared/`.
-fn reference_dir() -> PathBuf {
-    shared_path("reference/environment/bpo/data")
+/// The reference's BPO data folder ([`reference::file`]); `None` skips the test.
+fn reference_dir() -> Option<PathBuf> {
+    reference::file("environment/bpo/data")
 }
 
 /// A data root whose `bpo/` holds the reference's data files (copied) and the demo's
 /// descriptions (the reference's prose is not in the repository; result texts do not depend on
-/// it). With `rest`, also the demo's catalogs and databases, which `vakra serve` needs.
-fn reference_root(rest: bool) -> tempfile::TempDir {
+/// it). With `rest`, also the demo's catalogs and databases, which `vakra serve` needs. `None`
+/// without the reference's files: the test is skipped.
+fn reference_root(rest: bool) -> Option<tempfile::TempDir> {
+    let reference = reference_dir()?;
     let dir = tempfile::tempdir().unwrap();
     let bpo = dir.path().join("bpo");
     std::fs::create_dir(&bpo).unwrap();
     for file in ["candidate_data.parquet", "large_response_fixture.json"] {
-        let from = reference_dir().join(file);
-        std::fs::copy(&from, bpo.join(file)).unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (these tests need ../shared beside the repository)",
-                from.display()
-            )
-        });
+        let from = reference.join(file);
+        std::fs::copy(&from, bpo.join(file)).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     }
     std::fs::copy(
         repo_root().join("bpo/descriptions.json"),
@@ -49,7 +47,7 @@ fn reference_root(rest: bool) -> tempfile::TempDir {
             std::os::unix::fs::symlink(repo_root().join(folder), dir.path().join(folder)).unwrap();
         }
     }
-    dir
+    Some(dir)
 }
 
 /// A `vakra mcp` session of the BPO domain on `root`.
@@ -208,8 +206,10 @@ const RECORDED_KINDS: StructuredKinds = StructuredKinds {
 
 #[tokio::test]
 async fn recorded_results_over_stdio() {
-    let root = reference_root(false);
-    let sessions = recorded_sessions(&reference_dir());
+    let Some(root) = reference_root(false) else {
+        return;
+    };
+    let sessions = recorded_sessions(&reference_dir().expect("found by reference_root"));
     assert_eq!(sessions.len(), 6, "six task files");
     let mut matched = 0;
     let mut kinds = StructuredKinds::default();
@@ -225,11 +225,13 @@ async fn recorded_results_over_stdio() {
 
 #[tokio::test]
 async fn recorded_results_over_http() {
-    let root = reference_root(true);
+    let Some(root) = reference_root(true) else {
+        return;
+    };
     let server = Server::start(&["--root", root.path().to_str().unwrap()]);
     let mut matched = 0;
     let mut kinds = StructuredKinds::default();
-    for (_, calls) in &recorded_sessions(&reference_dir()) {
+    for (_, calls) in &recorded_sessions(&reference_dir().expect("found by reference_root")) {
         // Each HTTP session has its own state, as each reference process does.
         let client = http_client(&server).await;
         matched += replay(&client, calls, &mut kinds).await;
@@ -244,7 +246,9 @@ async fn recorded_results_over_http() {
 /// next session succeeds again. The same over stdio processes and HTTP sessions.
 #[tokio::test]
 async fn state_is_per_session() {
-    let root = reference_root(true);
+    let Some(root) = reference_root(true) else {
+        return;
+    };
     let server = Server::start(&["--root", root.path().to_str().unwrap()]);
     let tool = "candidate_source_candidate_pipeline_status";
     let arguments = args(json!({"requisition_id": "05958BR"}));
@@ -289,7 +293,9 @@ const BULK_429: &str = "Error calling tool 'candidate_source_bulk_source_data': 
 /// new session starts over. The same over stdio processes and HTTP sessions.
 #[tokio::test]
 async fn bulk_source_data_is_rate_limited_per_session() {
-    let root = reference_root(true);
+    let Some(root) = reference_root(true) else {
+        return;
+    };
     let server = Server::start(&["--root", root.path().to_str().unwrap()]);
     let tool = "candidate_source_bulk_source_data";
     let arguments = args(json!({"requisition_id": "05958BR"}));
@@ -340,7 +346,9 @@ async fn bulk_source_data_is_rate_limited_per_session() {
 
 #[tokio::test]
 async fn listing_and_bad_input() {
-    let root = reference_root(false);
+    let Some(root) = reference_root(false) else {
+        return;
+    };
     let client = stdio_client(root.path()).await;
     let info = client.peer_info().unwrap();
     assert_eq!(
@@ -526,6 +534,9 @@ const FIXTURE_DESCRIPTIONS: [(&str, &str); 4] = [
 #[tokio::test]
 async fn an_imported_root_serves_the_checkouts_descriptions() {
     use std::os::unix::fs::symlink;
+    let Some(reference) = reference_dir() else {
+        return;
+    };
     let fixture = repo_root().join("crates/vakra-import/tests/fixtures/bpo/environment");
     let checkout = tempfile::tempdir().unwrap();
     let environment = checkout.path().join("environment");
@@ -540,7 +551,7 @@ async fn an_imported_root_serves_the_checkouts_descriptions() {
     }
     for file in ["candidate_data.parquet", "large_response_fixture.json"] {
         symlink(
-            reference_dir().join(file),
+            reference.join(file),
             environment.join("bpo/data").join(file),
         )
         .unwrap();

@@ -12,7 +12,7 @@
 //! databases are rebuilt from their SQL dumps.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 
 use rmcp::ServiceExt;
@@ -21,14 +21,25 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use vakra_chaining::{ModelTexts, ToolTexts, Universes};
-use vakra_test_kit::paths::{shared_dir, shared_path_or_skip};
+use vakra_test_kit::paths::shared_path_or_skip;
+use vakra_test_kit::reference;
 use vakra_test_kit::text::read_json;
 
-/// `shared/`, when it has the transcripts and the reference's mapping (else skipped).
-fn shared() -> Option<PathBuf> {
-    shared_path_or_skip("conformance/cap1-transcripts/mockdb_disney.sql")?;
-    shared_path_or_skip("reference/environment/configs/mcp_tool_universe_id_mapping.yaml")?;
-    Some(shared_dir())
+/// The transcripts' folder in `shared/` and the reference's mapping, when both are there (else
+/// the test is skipped).
+struct Inputs {
+    transcripts: PathBuf,
+    mapping: PathBuf,
+}
+
+fn inputs() -> Option<Inputs> {
+    let sql = shared_path_or_skip("conformance/cap1-transcripts/mockdb_disney.sql")?;
+    let mapping = reference::file("environment/configs/mcp_tool_universe_id_mapping.yaml")?;
+    let transcripts = sql.parent().expect("the transcripts' folder").to_owned();
+    Some(Inputs {
+        transcripts,
+        mapping,
+    })
 }
 
 /// The texts a listing shows, filed where the data root keeps them.
@@ -84,8 +95,8 @@ struct Fixture {
     transcripts: PathBuf,
 }
 
-fn fixture(shared: &Path) -> Fixture {
-    let transcripts = shared.join("conformance/cap1-transcripts");
+fn fixture(inputs: &Inputs) -> Fixture {
+    let transcripts = inputs.transcripts.clone();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     let dbs = dir.path().join("dbs");
@@ -98,8 +109,8 @@ fn fixture(shared: &Path) -> Fixture {
             rusqlite::Connection::open(dbs.join(domain).join(format!("{domain}.sqlite"))).unwrap();
         conn.execute_batch(&sql).unwrap();
     }
-    let mapping = shared.join("reference/environment/configs/mcp_tool_universe_id_mapping.yaml");
-    let mut universes = Universes::from_yaml(&std::fs::read_to_string(mapping).unwrap()).unwrap();
+    let mut universes =
+        Universes::from_yaml(&std::fs::read_to_string(&inputs.mapping).unwrap()).unwrap();
     let additions =
         std::fs::read_to_string(transcripts.join("mapping_additions_testdom.yaml")).unwrap();
     universes.extend(Universes::from_yaml(&additions).unwrap());
@@ -243,6 +254,7 @@ async fn replay(f: &Fixture, dir: &Path, name: &str, major: u8) -> (usize, Vec<S
     (compared, diffs)
 }
 
+<<<<<<< HEAD
 const SCRIPTS: [&str; 8] = [
     "disney1", "disney2", "beer1", "test1", "test2", "test3", "sel_mode", "sf_mode",
 ];
@@ -255,6 +267,14 @@ async fn replay_all(major: u8, names: &[&str], dir: Option<PathBuf>) {
     };
     let f = fixture(&shared);
     let dir = dir.unwrap_or_else(|| f.transcripts.clone());
+=======
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pandas2_transcripts_reproduce_over_mcp() {
+    let Some(inputs) = inputs() else {
+        return;
+    };
+    let f = fixture(&inputs);
+>>>>>>> newcomer
     let mut total = 0;
     let mut all = Vec::new();
     for &name in names {

@@ -16,7 +16,8 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 use vakra_test_kit::mcp::call_tool;
-use vakra_test_kit::paths::{repo_root, shared_path};
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::reference;
 use vakra_test_kit::text::read_json;
 
 type Client = RunningService<RoleClient, ()>;
@@ -563,16 +564,14 @@ async fn checksums_of_capability_4_sessions() {
     assert_three_checksums_match(&json!({"4": expected}), root.path());
 }
 
-/// With `VAKRA_REF` (a reference checkout, as `make conformance` uses): a data root imported
-/// from it lists, for capability 4, the tools `../shared/reference/tool_checksums.json` records,
+/// With a reference checkout ([`reference::checkout`], as `make conformance` uses): a data root
+/// imported from it lists, for capability 4, the tools the reference's `tool_checksums.json` records,
 /// for all 41 domains but the two entries recorded before the reference shortened six operation
-/// ids (`docs/compatibility.md`, "Tool checksums"). Skipped without `VAKRA_REF`, failed
-/// instead with `VAKRA_REQUIRE_REF=1` (`scripts/conformance.sh` runs it so).
+/// ids (`docs/compatibility.md`, "Tool checksums"). Skipped without a checkout, failed
+/// instead with `VAKRA_REQUIRE_REF_CHECKOUT=1` (`scripts/conformance.sh` runs it so).
 #[test]
 fn reference_checksums_of_capability_4() {
-    let Some(checkout) =
-        vakra_test_kit::switches::reference_checkout("capability-4 tool checksums")
-    else {
+    let Some(checkout) = reference::checkout("capability-4 tool checksums") else {
         return;
     };
     let root = tempfile::tempdir().unwrap();
@@ -588,7 +587,9 @@ fn reference_checksums_of_capability_4() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let checksums = shared_path("reference/tool_checksums.json");
+    let Some(checksums) = reference::file("tool_checksums.json") else {
+        return;
+    };
     let output = vakra()
         .args(["tools", "checksums"])
         .arg(&checksums)

@@ -14,8 +14,9 @@ use crate::common::{
     run_eval, run_eval_split, vakra,
 };
 use serde_json::{Value, json};
-use vakra_test_kit::paths::{repo_root, shared_path_or_skip};
+use vakra_test_kit::paths::repo_root;
 use vakra_test_kit::process::output_ok;
+use vakra_test_kit::reference;
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -932,7 +933,7 @@ fn servers_that_never_answer_are_timed_out_and_reported() {
 /// reference evaluator stops with an exception, is scored and its universe problem reported.
 #[test]
 fn the_published_sample_traces_are_evaluated_without_crashing() {
-    let Some(shared) = shared_path_or_skip("reference/sample_data") else {
+    let Some(shared) = reference::file("sample_data") else {
         return;
     };
     let split = tempfile::tempdir().unwrap();

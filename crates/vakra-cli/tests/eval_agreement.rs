@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use crate::common::{demo_root, vakra};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use vakra_test_kit::paths::{repo_root, shared_path};
+use vakra_test_kit::paths::repo_root;
 use vakra_test_kit::process::output_ok;
-use vakra_test_kit::switches::reference_checkout;
+use vakra_test_kit::reference;
 use vakra_test_kit::text::read_json;
 
 fn fixtures() -> PathBuf {
@@ -167,14 +167,17 @@ fn whole_pipeline_exact_match_verdicts_equal_the_reference_on_synthetic_traces()
 }
 
 /// The published sample traces as ground truth and their last turn as predictions, over a root
-/// imported from the reference checkout (`VAKRA_REF`); skipped without it unless `VAKRA_REQUIRE_REF=1`.
+/// imported from a reference checkout ([`reference::checkout`]); skipped without one unless
+/// `VAKRA_REQUIRE_REF_CHECKOUT=1`.
 #[test]
 fn whole_pipeline_exact_match_verdicts_equal_the_reference_on_the_sample_traces() {
-    let Some(reference) = reference_checkout("the exact-match verdicts on the sample traces")
+    let Some(reference) = reference::checkout("the exact-match verdicts on the sample traces")
     else {
         return;
     };
-    let shared = shared_path("reference/sample_data");
+    let Some(shared) = reference::file("sample_data") else {
+        return;
+    };
     let root = tempfile::tempdir().unwrap();
     output_ok(
         vakra()

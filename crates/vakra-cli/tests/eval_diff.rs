@@ -44,6 +44,7 @@ fn two_runs_compared_show_what_changed() {
     std::fs::write(&a, report_a.to_string()).unwrap();
     std::fs::write(&b, report_b.to_string()).unwrap();
     let (json_out, html_out) = (dir.path().join("diff.json"), dir.path().join("diff.html"));
+    let markdown_out = dir.path().join("diff.md");
     let output = output_ok(
         vakra()
             .args(["eval", "diff"])
@@ -52,7 +53,9 @@ fn two_runs_compared_show_what_changed() {
             .arg("--json")
             .arg(&json_out)
             .arg("--html")
-            .arg(&html_out),
+            .arg(&html_out)
+            .arg("--markdown")
+            .arg(&markdown_out),
     );
     let diff: Value = serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
     assert_eq!(
@@ -111,7 +114,44 @@ fn two_runs_compared_show_what_changed() {
         assert_eq!(d["b"].as_f64().unwrap(), count(&report_b), "{stage}");
         assert_ne!(d["delta"], 0.0);
     }
+    // Every report carries its intervals, around its score.
+    for report in [&report_a, &report_b] {
+        let c = &report["capabilities"]["2"];
+        let (low, high) = (
+            c["interval"]["samples"]["low"].as_f64().unwrap(),
+            c["interval"]["samples"]["high"].as_f64().unwrap(),
+        );
+        let score = c["score"].as_f64().unwrap();
+        assert!(low <= score && score <= high && low < high, "{c}");
+        let board = &report["leaderboard_interval"]["samples"];
+        assert!(board["low"].as_f64().unwrap() <= report["leaderboard_score"].as_f64().unwrap());
+        assert_eq!(report["intervals"]["resamples"], 2000);
+        assert!(c["interval"].get("trials").is_none(), "one trial each");
+    }
+    // The paired comparison: one fixed, one broken, so no difference and McNemar's p is 1.
+    let paired = &c["paired"];
+    assert_eq!(paired["n_pairs"], 3);
+    assert_eq!(paired["difference"], 0.0);
+    assert_eq!(
+        paired["mcnemar"],
+        json!({"fixed": 1, "broken": 1, "p": 1.0})
+    );
+    assert!(paired["bootstrap_p"].as_f64().unwrap() > 0.5, "{paired}");
+    assert!(
+        paired["samples_for_one_point"].as_u64().unwrap() > 100,
+        "{paired}"
+    );
+    assert_eq!(diff["paired"]["n_pairs"], 3);
     let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("paired on 3 samples: B − A = +0.00 points, 95 % CI ")
+            && text.contains("McNemar p = 1.0000 (1 fixed, 1 broken)"),
+        "{text}"
+    );
+    let markdown = std::fs::read_to_string(&markdown_out).unwrap();
+    assert!(markdown.contains("| capability | A | B | delta | paired difference (95 % CI) |"));
+    assert!(markdown.contains("| 2 | "), "{markdown}");
+    assert!(markdown.contains("| broken | 2 | library |"), "{markdown}");
     assert!(
         text.contains("verdicts changed: 2 (1 broken, 1 fixed; 1 unchanged)"),
         "{text}"
@@ -126,6 +166,11 @@ fn two_runs_compared_show_what_changed() {
     assert!(html.contains(&format!("<tr class='broken' data-uuid='{library_uuid}'>")));
     assert!(html.contains(&format!("<tr class='fixed' data-uuid='{weather_uuid}'>")));
     assert!(!html.contains("<script"), "a static page");
+    assert!(
+        html.contains("<p class=meta id=paired>paired on 3 samples"),
+        "{html}"
+    );
+    assert!(html.contains("McNemar p = 1.0000"));
 }
 
 #[test]

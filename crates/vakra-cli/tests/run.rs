@@ -190,7 +190,7 @@ fn the_oracle_model_scores_100_on_every_capability_and_the_output_validates() {
             .arg(out.path()),
     );
     if let (Some(reference), Some(python)) = (
-        vakra_test_kit::switches::reference_checkout(
+        vakra_test_kit::reference::optional_checkout(
             "the reference's validate_output.py on vakra run's output",
         ),
         std::env::var_os("VAKRA_PYTHON"),

@@ -6,6 +6,7 @@
 mod common;
 
 mod bpo_mcp;
+mod built_binary;
 mod chaining_mcp;
 mod chaining_transcripts;
 mod combined_mcp;
@@ -14,6 +15,7 @@ mod docker;
 mod episodes;
 mod eval;
 mod eval_agreement;
+mod eval_board;
 mod eval_diff;
 mod eval_inputs;
 mod eval_shard;

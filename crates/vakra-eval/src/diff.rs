@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::intervals::{Pair, Paired, paired};
 use crate::report::percent;
 
 /// Why a report could not be read.
@@ -45,10 +46,17 @@ pub struct SampleView {
     pub uuid: String,
     pub domain: String,
     pub score: f64,
+    /// 2 for capability-4 multi-source samples; 1 when the report does not say.
+    #[serde(default = "one")]
+    pub weight: u32,
     #[serde(default)]
     pub error_stage: Option<String>,
     #[serde(default)]
     pub decided_by: Option<DecidedView>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -75,6 +83,10 @@ pub struct Diff {
     pub a: String,
     pub b: String,
     pub leaderboard_score: Delta,
+    /// The paired difference of the leaderboard score on the samples both runs scored (the
+    /// capabilities' paired differences averaged over four), its interval and tests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
     /// Samples in both reports: how many kept, gained and lost their pass.
     pub summary: Summary,
     /// Per capability in either report.
@@ -114,6 +126,9 @@ pub struct CapabilityDiff {
     /// The capability's score (percent; weighted for capability 4); 0 where a report lacks it.
     pub score: Delta,
     pub n_samples: (usize, usize),
+    /// The paired difference on the samples both runs scored, its interval and tests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
     /// Percent correct per domain.
     pub domains: BTreeMap<String, Delta>,
     /// Failed samples per error category, in A and B; only categories whose count moved.
@@ -163,6 +178,7 @@ pub fn diff(a_name: &str, a: &ReportView, b_name: &str, b: &ReportView) -> Diff 
         a: a_name.to_owned(),
         b: b_name.to_owned(),
         leaderboard_score: Delta::new(a.leaderboard_score, b.leaderboard_score),
+        paired: None,
         summary: Summary::default(),
         capabilities: BTreeMap::new(),
         changed: Vec::new(),
@@ -170,6 +186,7 @@ pub fn diff(a_name: &str, a: &ReportView, b_name: &str, b: &ReportView) -> Diff 
         only_in_b: Vec::new(),
     };
     let empty = Vec::new();
+    let mut all_pairs: Vec<Vec<Pair>> = Vec::new();
     let keys: BTreeSet<&String> = a.capabilities.keys().chain(b.capabilities.keys()).collect();
     for capability in keys {
         let (ca, cb) = (
@@ -178,11 +195,15 @@ pub fn diff(a_name: &str, a: &ReportView, b_name: &str, b: &ReportView) -> Diff 
         );
         let samples_a = ca.map_or(&empty, |c| &c.samples);
         let samples_b = cb.map_or(&empty, |c| &c.samples);
+        let pairs = pairs(samples_a, samples_b);
+        let capability_paired = paired(&[&pairs], 1.0);
+        all_pairs.push(pairs);
         out.capabilities.insert(
             capability.clone(),
             CapabilityDiff {
                 score: Delta::new(ca.map_or(0.0, |c| c.score), cb.map_or(0.0, |c| c.score)),
                 n_samples: (samples_a.len(), samples_b.len()),
+                paired: capability_paired,
                 domains: domain_deltas(samples_a, samples_b),
                 errors: error_deltas(samples_a, samples_b),
             },
@@ -228,6 +249,8 @@ pub fn diff(a_name: &str, a: &ReportView, b_name: &str, b: &ReportView) -> Diff 
                 }),
         );
     }
+    let groups: Vec<&[Pair]> = all_pairs.iter().map(Vec::as_slice).collect();
+    out.paired = paired(&groups, 4.0);
     out.changed.sort_by(|x, y| {
         (x.change != "broken", &x.capability, &x.uuid).cmp(&(
             y.change != "broken",
@@ -236,6 +259,42 @@ pub fn diff(a_name: &str, a: &ReportView, b_name: &str, b: &ReportView) -> Diff 
         ))
     });
     out
+}
+
+/// The samples of one capability that both runs scored, in A's order: each sample's weight and
+/// its score in each run (the mean of its trials when it has several).
+fn pairs(a: &[SampleView], b: &[SampleView]) -> Vec<Pair> {
+    let ((order, sums_a), (_, sums_b)) = (trial_sums(a), trial_sums(b));
+    order
+        .into_iter()
+        .filter_map(|uuid| {
+            let (sum_a, n_a, weight) = sums_a[uuid];
+            let (sum_b, n_b, _) = sums_b.get(uuid)?;
+            Some(Pair {
+                weight: f64::from(weight),
+                a: sum_a / n_a,
+                b: sum_b / n_b,
+            })
+        })
+        .collect()
+}
+
+/// Per sample: its summed score, its number of trials and its weight.
+type TrialSums<'a> = BTreeMap<&'a str, (f64, f64, u32)>;
+
+/// Each sample's [`TrialSums`], and the samples in first-seen order.
+fn trial_sums(samples: &[SampleView]) -> (Vec<&str>, TrialSums<'_>) {
+    let mut order: Vec<&str> = Vec::new();
+    let mut sums: BTreeMap<&str, (f64, f64, u32)> = BTreeMap::new();
+    for s in samples {
+        let entry = sums.entry(&s.uuid).or_insert_with(|| {
+            order.push(&s.uuid);
+            (0.0, 0.0, s.weight)
+        });
+        entry.0 += s.score;
+        entry.1 += 1.0;
+    }
+    (order, sums)
 }
 
 /// Percent correct per domain, before and after.
@@ -338,6 +397,40 @@ mod tests {
         assert_eq!(c.errors["tool_selection"], Delta::new(1.0, 0.0));
         assert_eq!(d.only_in_a[0].uuid, "gone");
         assert_eq!(d.only_in_b[0].uuid, "new");
+        // Paired on u1–u3: one broken, one fixed, one unchanged.
+        let p = c.paired.as_ref().unwrap();
+        assert_eq!((p.n_pairs, p.difference), (3, 0.0));
+        let m = p.mcnemar.unwrap();
+        assert_eq!((m.fixed, m.broken, m.p), (1, 1, 1.0));
+        let board = d.paired.as_ref().unwrap();
+        assert_eq!((board.n_pairs, board.difference), (3, 0.0));
+    }
+
+    #[test]
+    fn trials_are_averaged_per_sample_and_weights_kept() {
+        let a = report(json!([
+            {"uuid": "u1", "domain": "d", "score": 0.0, "weight": 2},
+            {"uuid": "u1", "domain": "d", "score": 0.0, "weight": 2},
+            {"uuid": "u2", "domain": "d", "score": 1.0},
+            {"uuid": "u2", "domain": "d", "score": 1.0},
+        ]));
+        let b = report(json!([
+            {"uuid": "u1", "domain": "d", "score": 1.0, "weight": 2},
+            {"uuid": "u1", "domain": "d", "score": 0.0, "weight": 2},
+            {"uuid": "u2", "domain": "d", "score": 1.0},
+            {"uuid": "u2", "domain": "d", "score": 1.0},
+        ]));
+        let p = diff("A", &a, "B", &b).capabilities["2"]
+            .paired
+            .clone()
+            .unwrap();
+        // u1 moves by 50 points with weight 2, u2 by 0 with weight 1: 100 / 3.
+        assert_eq!(p.n_pairs, 2);
+        assert!((p.difference - 100.0 / 3.0).abs() < 1e-9, "{p:?}");
+        assert_eq!(p.mcnemar, None, "scores of 0.5 are no pass/fail");
+        // The leaderboard averages over four capabilities.
+        let board = diff("A", &a, "B", &b).paired.unwrap();
+        assert!((board.difference - 100.0 / 12.0).abs() < 1e-9, "{board:?}");
     }
 
     #[test]

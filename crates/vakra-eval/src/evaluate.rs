@@ -16,7 +16,7 @@ use crate::records::{
 };
 use crate::report::{self, CapabilityReport, ReplaySummary, Report, Settings, Timing};
 use crate::shard::Shard;
-use crate::trials::Tokens;
+use crate::trials::{Latency, Tokens};
 
 /// Everything a run needs.
 pub struct EvalConfig {
@@ -54,6 +54,7 @@ pub async fn run(config: EvalConfig) -> Report {
         let mut extra = Vec::new();
         let mut n_gt = 0;
         let mut tokens: Option<Tokens> = None;
+        let mut latency: Option<Latency> = None;
         for (domain, gt_path) in domain_files(&dir.join("output")) {
             if !config.domains.is_empty() && !config.domains.contains(&domain) {
                 continue;
@@ -72,6 +73,9 @@ pub async fn run(config: EvalConfig) -> Report {
                     for record in records {
                         if let Some(counted) = record.tokens {
                             tokens.get_or_insert_default().add(counted);
+                        }
+                        if let Some(seconds) = record.duration_s {
+                            latency.get_or_insert_default().add(Latency::of(seconds));
                         }
                         let trials = preds.entry(record.uuid.clone()).or_default();
                         if trials.insert(record.trial.unwrap_or(0), record).is_some() {
@@ -149,6 +153,7 @@ pub async fn run(config: EvalConfig) -> Report {
             let mut report = CapabilityReport::new(name, n_gt, missing, extra);
             report.cost_usd = config.prices.zip(tokens).map(|(p, t)| t.cost(p));
             report.tokens = tokens;
+            report.latency = latency;
             report
         });
     }
@@ -202,7 +207,9 @@ pub async fn run(config: EvalConfig) -> Report {
     }
     capabilities.values_mut().for_each(CapabilityReport::finish);
     let leaderboard_score = report::leaderboard_score(capabilities.values());
+    let leaderboard_interval = report::leaderboard_interval(capabilities.values());
     let tokens = Tokens::total(capabilities.values().filter_map(|c| c.tokens));
+    let latency = Latency::total(capabilities.values().filter_map(|c| c.latency));
     let capability_names: Vec<String> = capabilities.keys().map(u8::to_string).collect();
     let mut warnings = report::warnings(
         config.judging.llm.is_some(),
@@ -249,6 +256,9 @@ pub async fn run(config: EvalConfig) -> Report {
             shard: config.shard.map(|shard| shard.to_string()),
         },
         leaderboard_score,
+        leaderboard_interval,
+        intervals: Default::default(),
+        latency,
         cost_usd: config.prices.zip(tokens).map(|(p, t)| t.cost(p)),
         tokens,
         capabilities: capabilities

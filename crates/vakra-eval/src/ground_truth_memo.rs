@@ -111,6 +111,7 @@ mod tests {
             }],
             trial: None,
             tokens: None,
+            duration_s: None,
         }
     }
 

@@ -21,6 +21,7 @@ pub mod comparability;
 pub mod diff;
 pub mod evaluate;
 pub mod ground_truth_memo;
+pub mod intervals;
 pub mod judges;
 pub mod judging;
 pub mod merge;

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::records::Problem;
 use crate::report::{self, CapabilityReport, ReplaySummary, Report, Timing};
-use crate::trials::Tokens;
+use crate::trials::{Latency, Tokens};
 
 /// Why shards' reports cannot be merged.
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +90,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
                         part.extra_prediction_uuids,
                     );
                     whole.tokens = part.tokens;
+                    whole.latency = part.latency;
                     capabilities.insert(key, whole);
                 }
                 Some(whole) if whole.name != part.name => {
@@ -102,6 +103,9 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
                 Some(whole) => {
                     if let Some(tokens) = part.tokens {
                         whole.tokens.get_or_insert_default().add(tokens);
+                    }
+                    if let Some(latency) = part.latency {
+                        whole.latency.get_or_insert_default().add(latency);
                     }
                     whole.n_samples += part.n_samples;
                     whole.n_paired += part.n_paired;
@@ -139,6 +143,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
         whole.finish();
     }
     let tokens = Tokens::total(capabilities.values().filter_map(|c| c.tokens));
+    let latency = Latency::total(capabilities.values().filter_map(|c| c.latency));
     let capability_names: Vec<String> = capabilities.keys().cloned().collect();
     let warnings = report::warnings(
         settings.answer_judge == "llm",
@@ -150,6 +155,9 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
         vakra_version,
         comparability,
         leaderboard_score: report::leaderboard_score(capabilities.values()),
+        leaderboard_interval: report::leaderboard_interval(capabilities.values()),
+        intervals: Default::default(),
+        latency,
         cost_usd: prices.zip(tokens).map(|(p, t)| t.cost(p)),
         tokens,
         settings,

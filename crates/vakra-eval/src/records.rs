@@ -60,6 +60,8 @@ pub struct Record {
     pub trial: Option<u32>,
     /// The model's token counts (`usage`) that `vakra run` writes.
     pub tokens: Option<crate::trials::Tokens>,
+    /// The seconds the run spent on the sample (`duration_s`, written by `vakra run`).
+    pub duration_s: Option<f64>,
 }
 
 /// The largest record file read (a prediction or ground-truth file of the benchmark is a few
@@ -141,7 +143,12 @@ pub fn parse_record(value: &Value) -> Result<Record, String> {
             output_tokens: count("output_tokens")?,
         })
     });
+    let duration_s = object
+        .get("duration_s")
+        .and_then(Value::as_f64)
+        .filter(|s| s.is_finite() && *s >= 0.0);
     Ok(Record {
+        duration_s,
         uuid,
         domain,
         additional_instructions,

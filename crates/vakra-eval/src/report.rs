@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::intervals::{Method, ScoreInterval, Unit, samples_for_one_point, score_intervals};
 use crate::judges::Verdict;
 use crate::records::Problem;
-use crate::trials::{Tokens, TrialsReport, trials_report};
+use crate::trials::{Latency, Tokens, TrialsReport, trials_report};
 
 /// The whole report.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -21,12 +22,21 @@ pub struct Report {
     /// Mean of the four capability scores (percent); capabilities not evaluated count as 0, as
     /// on the published leaderboard.
     pub leaderboard_score: f64,
+    /// Its 95 % bootstrap intervals (capabilities resampled independently; see `intervals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaderboard_interval: Option<ScoreInterval>,
+    /// How the intervals were computed (method, level, resamples, seed).
+    #[serde(default)]
+    pub intervals: Method,
     /// Tokens the predictions' records report (`vakra run` writes them), over all capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
     /// Their cost at `settings.prices_per_million_tokens`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The seconds the run spent per sample, from the predictions' `duration_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
     /// Keyed by capability number, "1" to "4"; only the evaluated ones.
     pub capabilities: BTreeMap<String, CapabilityReport>,
     /// Files or records that could not be used.
@@ -112,6 +122,12 @@ pub struct CapabilityReport {
     pub name: String,
     /// Percent: 100 × correct / samples; for capability 4 multi-source samples weigh double.
     pub score: f64,
+    /// The score's 95 % bootstrap intervals, over samples (and over trials too, with trials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<ScoreInterval>,
+    /// How many samples a 95 % interval of ±1 point would need at this run's spread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_for_one_point: Option<u64>,
     /// Percent correct with every sample weighing 1 (equals `score` for capabilities 1–3).
     pub unweighted_score: f64,
     pub n_samples: usize,
@@ -136,6 +152,8 @@ pub struct CapabilityReport {
     pub tokens: Option<Tokens>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
 }
 
 impl CapabilityReport {
@@ -144,6 +162,8 @@ impl CapabilityReport {
         Self {
             name,
             score: 0.0,
+            interval: None,
+            samples_for_one_point: None,
             unweighted_score: 0.0,
             n_samples,
             n_correct: 0,
@@ -158,6 +178,7 @@ impl CapabilityReport {
             trials: None,
             tokens: None,
             cost_usd: None,
+            latency: None,
         }
     }
 
@@ -200,23 +221,26 @@ impl CapabilityReport {
             .map(|s| f64::from(s.weight) * s.score)
             .sum();
         self.score = percent(weighted, weights);
-        self.trials = trials_report(&outcomes_per_sample(&self.samples));
+        let units = self.units();
+        let outcomes: Vec<Vec<bool>> = units
+            .iter()
+            .map(|u| u.trials.iter().map(|s| *s == 1.0).collect())
+            .collect();
+        self.trials = trials_report(&outcomes);
+        self.interval = score_intervals(&[&units], 1.0);
+        self.samples_for_one_point = samples_for_one_point(&units);
         self.unweighted_score = percent(self.n_correct as f64, self.n_scored() as f64);
     }
 }
 
-/// Each ground-truth sample's trial outcomes, in report order.
-fn outcomes_per_sample(samples: &[SampleReport]) -> Vec<Vec<bool>> {
-    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let mut outcomes: Vec<Vec<bool>> = Vec::new();
-    for sample in samples {
-        let i = *index.entry(&sample.uuid).or_insert_with(|| {
-            outcomes.push(Vec::new());
-            outcomes.len() - 1
-        });
-        outcomes[i].push(sample.score == 1.0);
-    }
-    outcomes
+/// The leaderboard score's intervals: the capabilities' samples resampled independently, their
+/// scores averaged over four (those not evaluated count 0).
+pub(crate) fn leaderboard_interval<'a>(
+    capabilities: impl Iterator<Item = &'a CapabilityReport>,
+) -> Option<ScoreInterval> {
+    let units: Vec<Vec<Unit>> = capabilities.map(CapabilityReport::units).collect();
+    let groups: Vec<&[Unit]> = units.iter().map(Vec::as_slice).collect();
+    score_intervals(&groups, 4.0)
 }
 
 /// The weight of a capability-4 sample whose scored turn uses both a retriever and an API.
@@ -285,6 +309,24 @@ pub struct Breakdown {
 }
 
 impl CapabilityReport {
+    /// The scored samples as bootstrap units, in report order: each ground-truth sample with its
+    /// trials' scores.
+    pub fn units(&self) -> Vec<Unit> {
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut units: Vec<Unit> = Vec::new();
+        for sample in &self.samples {
+            let i = *index.entry(&sample.uuid).or_insert_with(|| {
+                units.push(Unit {
+                    weight: f64::from(sample.weight),
+                    trials: Vec::new(),
+                });
+                units.len() - 1
+            });
+            units[i].trials.push(sample.score);
+        }
+        units
+    }
+
     /// What `n_correct` counts out of: every trial when there are several, else every
     /// ground-truth sample.
     pub fn n_scored(&self) -> usize {

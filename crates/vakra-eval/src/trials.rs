@@ -37,6 +37,44 @@ impl Tokens {
     }
 }
 
+/// The time the run spent on samples (the records' `duration_s`): how many records said, and
+/// their sum and mean in seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    pub samples: usize,
+    pub total_s: f64,
+    pub mean_s: f64,
+}
+
+impl Latency {
+    pub fn add(&mut self, other: Latency) {
+        self.samples += other.samples;
+        self.total_s += other.total_s;
+        self.mean_s = if self.samples > 0 {
+            self.total_s / self.samples as f64
+        } else {
+            0.0
+        };
+    }
+
+    /// One record's seconds.
+    pub fn of(seconds: f64) -> Self {
+        Self {
+            samples: 1,
+            total_s: seconds,
+            mean_s: seconds,
+        }
+    }
+
+    /// The sum of `latencies`, or `None` when there are none.
+    pub fn total(latencies: impl Iterator<Item = Latency>) -> Option<Latency> {
+        latencies.reduce(|mut all, l| {
+            all.add(l);
+            all
+        })
+    }
+}
+
 /// pass^k and pass@k of one capability, for k = 1 … the most trials.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TrialsReport {

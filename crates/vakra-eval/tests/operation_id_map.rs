@@ -5,13 +5,11 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use vakra_eval::read_operation_id_map;
-use vakra_test_kit::paths::shared_path_or_skip;
+use vakra_test_kit::reference;
 
-/// The reference's combined map, in `shared/`.
+/// The reference's combined map ([`reference::file`]).
 fn reference_map() -> Option<PathBuf> {
-    shared_path_or_skip(
-        "reference/environment/m3/rest/server/mapping_metadata/all_operation_id_mappings.json",
-    )
+    reference::file("environment/m3/rest/server/mapping_metadata/all_operation_id_mappings.json")
 }
 
 #[test]

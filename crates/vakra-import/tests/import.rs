@@ -11,7 +11,7 @@ use vakra_endpoint::{Endpoint, Outcome, RestBird};
 use vakra_import::data_files::DATA_FILES;
 use vakra_import::router::import_router;
 use vakra_import::{APP_FILE, ImportError, ImportOptions, ImportReport, ROUTERS_DIR, import};
-use vakra_test_kit::switches::reference_checkout;
+use vakra_test_kit::reference;
 
 // --- helpers ------------------------------------------------------------------------------------
 
@@ -1041,7 +1041,7 @@ fn importing_twice_into_one_root_gives_the_same_files() {
 
 #[test]
 fn the_reference_checkout_imports_completely() {
-    let Some(repo) = reference_checkout("the reference checkout import") else {
+    let Some(repo) = reference::checkout("the reference checkout import") else {
         return;
     };
     let (out, report) = import_fresh(&repo);

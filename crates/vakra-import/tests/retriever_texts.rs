@@ -10,7 +10,7 @@ use vakra_import::ImportError;
 use vakra_import::retriever_texts::{
     COMBINED_SERVER, DEFAULT_DESCRIPTIONS_FILE, RETRIEVER_SERVER, import_retriever_texts,
 };
-use vakra_test_kit::switches::reference_checkout;
+use vakra_test_kit::reference;
 
 fn write(repo: &Path, relative: &str, text: &str) {
     let path = repo.join(relative);
@@ -117,7 +117,7 @@ fn a_server_without_its_default_text_is_an_error_naming_it() {
 /// writes it, occurs in the source (the wrapper's as two adjacent literals).
 #[test]
 fn the_reference_default_texts_are_read_from_its_source() {
-    let Some(repo) = reference_checkout("the reference's default descriptions") else {
+    let Some(repo) = reference::checkout("the reference's default descriptions") else {
         return;
     };
     let (out, written) = imported(&repo);

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use vakra_pysyntax::parse_module;
-use vakra_test_kit::switches::reference_checkout;
+use vakra_test_kit::reference;
 
 #[test]
 fn reference_modules_parse_and_round_trip() {
-    let Some(root) = reference_checkout("the reference's router modules") else {
+    let Some(root) = reference::checkout("the reference's router modules") else {
         return;
     };
     let rest = root.join("environment/m3/rest");

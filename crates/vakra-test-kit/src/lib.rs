@@ -8,9 +8,12 @@
 //!   `VAKRA_SHARED` names, else the repository's sibling `../shared`.
 //! - **Switches** ([`switches`]): a `VAKRA_REQUIRE_*` switch is on when set to anything but an
 //!   empty string or `0`. A test whose input is missing calls [`switches::skip_or_fail`] with its
-//!   switch: it fails when the switch is on and is skipped (saying why on stderr) otherwise.
-//!   `VAKRA_REF` names a reference checkout, required under `VAKRA_REQUIRE_REF`
-//!   ([`switches::reference_checkout`]).
+//!   switch: it fails when the switch is on and is skipped (saying why on stderr, past the
+//!   harness's capture) otherwise.
+//! - **The reference's files** ([`reference`]): the checkout `VAKRA_REF` names, else
+//!   `shared/reference`, else a pinned shallow clone of IBM/vakra in a cache folder; missing, the
+//!   test is skipped (required under `VAKRA_REQUIRE_REF`, and `VAKRA_REQUIRE_REF_CHECKOUT` for
+//!   tests that need a whole checkout).
 //! - **MCP** ([`mcp`]): rmcp client sessions over a child process's stdio or streamable HTTP,
 //!   and tool calls giving the result text and its `isError` flag.
 //! - **The official client** ([`python`]): a script of `tests/python/` run with the Python that
@@ -30,6 +33,7 @@ pub mod net;
 pub mod paths;
 pub mod process;
 pub mod python;
+pub mod reference;
 pub mod root;
 pub mod switches;
 pub mod text;

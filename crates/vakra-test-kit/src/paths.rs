@@ -14,22 +14,11 @@ pub fn repo_root() -> PathBuf {
 
 /// The `shared/` folder: the one `VAKRA_SHARED` names, else the repository's sibling
 /// `../shared` (as CI has it). Its files are read in place, never copied into the repository.
+/// The reference's files in `shared/reference` are found through [`crate::reference`].
 pub fn shared_dir() -> PathBuf {
     std::env::var_os("VAKRA_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("../shared"))
-}
-
-/// A path under `shared/` that the test cannot do without: a failure when it is missing.
-#[track_caller]
-pub fn shared_path(relative: &str) -> PathBuf {
-    let path = shared_dir().join(relative);
-    assert!(
-        path.exists(),
-        "{} is missing: this test needs the shared/ folder beside the repository (or VAKRA_SHARED)",
-        path.display()
-    );
-    path
 }
 
 /// A path under `shared/`, or `None` when it is missing: then the test is skipped, unless

@@ -1,8 +1,7 @@
-//! The `VAKRA_REQUIRE_*` switches and `VAKRA_REF`: whether a test whose input is missing is
-//! skipped or failed.
+//! The `VAKRA_REQUIRE_*` switches: whether a test whose input is missing is skipped or failed.
 
 use std::ffi::OsStr;
-use std::path::PathBuf;
+use std::io::Write;
 
 /// Whether the switch `name` is on: set to anything but an empty string or `0`.
 pub fn required(name: &str) -> bool {
@@ -14,28 +13,22 @@ fn is_on(value: Option<&OsStr>) -> bool {
 }
 
 /// A test's input is missing (`why`): fails the test when the switch `name` is on, else says
-/// `skipped: <why>` on stderr and returns, for the caller to return too.
+/// `skipped: <test>: <why> (<name>=1 makes this a failure)` on stderr and returns, for the caller
+/// to return too. The line is written past the test harness's capture, so that `cargo test`
+/// shows what it skipped.
 #[track_caller]
 pub fn skip_or_fail(name: &str, why: &str) {
     assert!(!required(name), "{name} is set but {why}");
-    eprintln!("skipped: {why}");
-}
-
-/// The reference checkout that `VAKRA_REF` names, for `what`. Without it: `None`, after
-/// [`skip_or_fail`] under `VAKRA_REQUIRE_REF`. A `VAKRA_REF` that is not a folder fails.
-#[track_caller]
-pub fn reference_checkout(what: &str) -> Option<PathBuf> {
-    match std::env::var_os("VAKRA_REF").map(PathBuf::from) {
-        Some(path) if path.is_dir() => Some(path),
-        Some(path) => panic!("VAKRA_REF={} is not a folder", path.display()),
-        None => {
-            skip_or_fail(
-                "VAKRA_REQUIRE_REF",
-                &format!("VAKRA_REF does not name a reference checkout ({what})"),
-            );
-            None
-        }
-    }
+    let thread = std::thread::current();
+    let test = thread
+        .name()
+        .filter(|n| *n != "main")
+        .map(|n| format!("{n}: "));
+    let line = format!(
+        "skipped: {}{why} ({name}=1 makes this a failure)\n",
+        test.unwrap_or_default()
+    );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 #[cfg(test)]

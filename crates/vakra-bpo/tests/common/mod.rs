@@ -8,18 +8,19 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use vakra_bpo::{BpoData, BpoSession, DESCRIPTIONS_FILE, Descriptions, ToolOutput};
-use vakra_test_kit::paths::{repo_root, shared_path};
-use vakra_test_kit::switches::reference_checkout;
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::reference;
 
-/// The reference's BPO data folder in `shared/`.
-pub fn reference_dir() -> PathBuf {
-    shared_path("reference/environment/bpo/data")
+/// The reference's BPO data folder ([`reference::file`]); `None` skips the test. A test on the
+/// reference's data calls it first: [`reference_data`] and [`session`] then find it.
+pub fn reference_dir() -> Option<PathBuf> {
+    reference::file("environment/bpo/data")
 }
 
-/// The reference's descriptions file as `vakra import` builds it, from the checkout `VAKRA_REF`
-/// names; `None` without it (a failure under `VAKRA_REQUIRE_REF`).
+/// The reference's descriptions file as `vakra import` builds it, from a reference checkout
+/// ([`reference::optional_checkout`]); `None` without one.
 pub fn reference_descriptions() -> Option<Value> {
-    let checkout = reference_checkout("the reference's BPO descriptions")?;
+    let checkout = reference::optional_checkout("the reference's BPO descriptions")?;
     let texts = vakra_import::docstrings::bpo_texts(&checkout)
         .expect("read the reference's BPO descriptions")
         .expect("VAKRA_REF has no BPO server");
@@ -48,8 +49,9 @@ pub fn descriptions() -> Descriptions {
 pub fn reference_data() -> Arc<BpoData> {
     static DATA: OnceLock<Arc<BpoData>> = OnceLock::new();
     DATA.get_or_init(|| {
+        let dir = reference_dir().expect("the test checked reference_dir() first");
         Arc::new(
-            BpoData::load_with_descriptions(&reference_dir(), descriptions())
+            BpoData::load_with_descriptions(&dir, descriptions())
                 .expect("load the reference's BPO data"),
         )
     })

@@ -71,12 +71,7 @@ fn requisition_in(text: &str) -> Option<String> {
 /// in recorded order): each group is replayed in one fresh session.
 pub fn recorded_sessions(dir: &Path) -> Vec<(String, Vec<Recorded>)> {
     let mut files: Vec<_> = fs::read_dir(dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (the reference's data folder, ../shared)",
-                dir.display()
-            )
-        })
+        .unwrap_or_else(|e| panic!("{}: {e} (the reference's data folder)", dir.display()))
         .map(|e| e.expect("dir entry").path())
         .filter(|p| {
             p.file_name()

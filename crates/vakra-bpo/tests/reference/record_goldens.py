@@ -5,7 +5,7 @@ VAKRA_BPO_GOLDENS_DATA=<data folder> when recorded with --data).
 Needs a checkout of the reference (VAKRA_REF, default /tmp/vakra-ref) with its BPO data, and
 fastmcp 2.14.x, pandas 2.x, pyarrow, rapidfuzz, loguru and fastapi (the server module imports
 it) in the Python that runs it; scripts/conformance.sh makes such an environment, records into a
-temporary folder and runs the comparison with VAKRA_REQUIRE_REF=1:
+temporary folder and runs the comparison with VAKRA_REQUIRE_REF_CHECKOUT=1:
 
     python record_goldens.py /tmp/bpo_goldens.json
     python record_goldens.py --data bpo /tmp/bpo_demo_goldens.json   # the reference's code on

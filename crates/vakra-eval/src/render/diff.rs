@@ -3,8 +3,9 @@
 
 use std::fmt::Write;
 
-use super::{esc, pct};
+use super::{esc, pct, range};
 use crate::diff::{ChangedSample, Delta, Diff, Verdict};
+use crate::intervals::Paired;
 
 fn signed(delta: f64) -> String {
     format!("{delta:+.2}")
@@ -29,6 +30,106 @@ fn decided(v: &Verdict) -> String {
         .unwrap_or_default()
 }
 
+/// A p-value: four decimals, or "< 0.0001".
+fn p_value(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// One sentence on a paired difference: its interval, the tests and the samples a 1-point
+/// difference needs.
+pub fn paired_text(p: &Paired) -> String {
+    let mut out = format!(
+        "paired on {} samples: B − A = {} points, 95 % CI {}; paired bootstrap p = {}",
+        p.n_pairs,
+        signed(p.difference),
+        range(&p.interval),
+        p_value(p.bootstrap_p)
+    );
+    if let Some(m) = &p.mcnemar {
+        let _ = write!(
+            out,
+            "; McNemar p = {} ({} fixed, {} broken)",
+            p_value(m.p),
+            m.fixed,
+            m.broken
+        );
+    }
+    if let Some(n) = p.samples_for_one_point {
+        let _ = write!(
+            out,
+            "; a 1-point difference needs about {n} samples (80 % power, 5 % level)"
+        );
+    }
+    out
+}
+
+/// The comparison as Markdown: scores with their paired differences, domains that moved, error
+/// categories and the samples whose verdict changed.
+pub fn diff_markdown(diff: &Diff) -> String {
+    let mut out = String::from("# Run against run\n\n");
+    let l = &diff.leaderboard_score;
+    let _ = writeln!(
+        out,
+        "A: `{}`  \nB: `{}`\n\n**Leaderboard score {} → {} ({})**\n",
+        diff.a,
+        diff.b,
+        pct(l.a),
+        pct(l.b),
+        signed(l.delta)
+    );
+    if let Some(p) = &diff.paired {
+        let _ = writeln!(out, "{}.\n", paired_text(p));
+    }
+    out.push_str("| capability | A | B | delta | paired difference (95 % CI) | bootstrap p | McNemar p |\n|---|---:|---:|---:|---|---:|---:|\n");
+    for (n, c) in &diff.capabilities {
+        let (difference, bootstrap, mcnemar) = c.paired.as_ref().map_or_else(
+            || ("no shared samples".to_owned(), String::new(), String::new()),
+            |p| {
+                (
+                    format!("{} ({})", signed(p.difference), range(&p.interval)),
+                    p_value(p.bootstrap_p),
+                    p.mcnemar.map(|m| p_value(m.p)).unwrap_or_default(),
+                )
+            },
+        );
+        let _ = writeln!(
+            out,
+            "| {n} | {} | {} | {} | {difference} | {bootstrap} | {mcnemar} |",
+            pct(c.score.a),
+            pct(c.score.b),
+            signed(c.score.delta)
+        );
+    }
+    let s = &diff.summary;
+    let _ = writeln!(
+        out,
+        "\n## Verdicts that changed\n\n{} broken, {} fixed, {} unchanged.\n",
+        s.broken, s.fixed, s.unchanged
+    );
+    if !diff.changed.is_empty() {
+        out.push_str(
+            "| change | capability | domain | uuid | A | B |\n|---|---|---|---|---|---|\n",
+        );
+        for c in &diff.changed {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | `{}` | {} | {} |",
+                c.change,
+                c.capability,
+                c.domain,
+                c.uuid,
+                verdict(&c.a),
+                verdict(&c.b)
+            );
+        }
+    }
+    out
+}
+
 /// The comparison as text.
 pub fn diff_text(diff: &Diff) -> String {
     let mut out = String::new();
@@ -42,6 +143,9 @@ pub fn diff_text(diff: &Diff) -> String {
         pct(l.b),
         signed(l.delta)
     );
+    if let Some(p) = &diff.paired {
+        let _ = writeln!(out, "  {}", paired_text(p));
+    }
     for (n, c) in &diff.capabilities {
         let _ = writeln!(
             out,
@@ -52,6 +156,9 @@ pub fn diff_text(diff: &Diff) -> String {
             c.n_samples.0,
             c.n_samples.1
         );
+        if let Some(p) = &c.paired {
+            let _ = writeln!(out, "  {}", paired_text(p));
+        }
         for (domain, d) in c.domains.iter().filter(|(_, d)| d.delta != 0.0) {
             let _ = writeln!(
                 out,
@@ -140,17 +247,21 @@ pub fn diff_html(diff: &Diff) -> String {
         pct(l.b),
         signed(l.delta)
     );
-    out.push_str("<h2>Capabilities</h2><table id=capabilities><thead><tr><th>capability</th><th>A</th><th>B</th><th>delta</th><th>samples A</th><th>samples B</th></tr></thead><tbody>");
+    if let Some(p) = &diff.paired {
+        let _ = write!(out, "<p class=meta id=paired>{}.</p>", esc(&paired_text(p)));
+    }
+    out.push_str("<h2>Capabilities</h2><table id=capabilities><thead><tr><th>capability</th><th>A</th><th>B</th><th>delta</th><th>samples A</th><th>samples B</th><th>paired comparison</th></tr></thead><tbody>");
     for (n, c) in &diff.capabilities {
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=num>{}</td><td class=num>{}</td>{}<td class=num>{}</td><td class=num>{}</td></tr>",
+            "<tr><td>{}</td><td class=num>{}</td><td class=num>{}</td>{}<td class=num>{}</td><td class=num>{}</td><td class=paired>{}</td></tr>",
             esc(n),
             pct(c.score.a),
             pct(c.score.b),
             delta_cell(c.score.delta),
             c.n_samples.0,
-            c.n_samples.1
+            c.n_samples.1,
+            esc(&c.paired.as_ref().map(paired_text).unwrap_or_default())
         );
     }
     out.push_str("</tbody></table><h2>Domains</h2><table id=domains><thead><tr><th>capability</th><th>domain</th><th>A</th><th>B</th><th>delta</th></tr></thead><tbody>");

@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{esc, pct};
+use super::{esc, interval_text, one_point_line, pct};
 use crate::report::{Breakdown, Report};
 
 /// A horizontal bar chart of scores (0–100), one bar per row, as inline SVG.
@@ -74,8 +74,9 @@ pub fn html(report: &Report) -> String {
     );
     let _ = write!(
         out,
-        "<h1>VAKRA evaluation</h1><p>Leaderboard score</p><p class=headline id=leaderboard>{}</p>",
-        pct(report.leaderboard_score)
+        "<h1>VAKRA evaluation</h1><p>Leaderboard score</p><p class=headline id=leaderboard>{}</p><p class=meta id=leaderboard-interval>{}</p>",
+        pct(report.leaderboard_score),
+        esc(&interval_text(report.leaderboard_interval.as_ref()))
     );
     let s = &report.settings;
     let _ = write!(
@@ -133,6 +134,15 @@ pub fn html(report: &Report) -> String {
             "; {} predictions missing).</p>",
             c.missing_prediction_uuids.len()
         );
+        let _ = write!(
+            out,
+            "<p class=meta id=interval-{n}>{}",
+            esc(&interval_text(c.interval.as_ref()))
+        );
+        if let Some(line) = one_point_line(c.samples_for_one_point) {
+            let _ = write!(out, " {}", esc(&line));
+        }
+        out.push_str("</p>");
         if let Some(trials) = &c.trials {
             let _ = write!(
                 out,

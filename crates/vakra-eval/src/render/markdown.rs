@@ -1,6 +1,6 @@
 use std::fmt::Write;
 
-use super::pct;
+use super::{interval_text, one_point_line, pct};
 use crate::report::Report;
 
 /// The report as Markdown: the headline scores, then per capability its domains, hops, sources
@@ -10,23 +10,25 @@ pub fn markdown(report: &Report) -> String {
     let _ = writeln!(out, "# VAKRA evaluation\n");
     let _ = writeln!(
         out,
-        "**Leaderboard score: {}**\n",
-        pct(report.leaderboard_score)
+        "**Leaderboard score: {}** {}\n",
+        pct(report.leaderboard_score),
+        interval_text(report.leaderboard_interval.as_ref())
     );
     if let Some(record) = &report.comparability {
         let _ = writeln!(out, "The run is {}.\n", record.summary());
     }
     let _ = writeln!(
         out,
-        "| capability | score | correct | samples | missing predictions |"
+        "| capability | score | interval | correct | samples | missing predictions |"
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+    let _ = writeln!(out, "|---|---:|---|---:|---:|---:|");
     for (n, c) in &report.capabilities {
         let _ = writeln!(
             out,
-            "| {n} `{}` | {} | {} | {} | {} |",
+            "| {n} `{}` | {} | {} | {} | {} | {} |",
             c.name,
             pct(c.score),
+            interval_text(c.interval.as_ref()),
             c.n_correct,
             c.n_scored(),
             c.missing_prediction_uuids.len()
@@ -56,6 +58,9 @@ pub fn markdown(report: &Report) -> String {
     }
     for (n, c) in &report.capabilities {
         let _ = writeln!(out, "## Capability {n}: {}\n", c.name);
+        if let Some(line) = one_point_line(c.samples_for_one_point) {
+            let _ = writeln!(out, "{line}\n");
+        }
         if c.score != c.unweighted_score {
             let _ = writeln!(
                 out,

@@ -5,12 +5,13 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use vakra_catalog::DataRoot;
-use vakra_test_kit::paths::{repo_root, shared_path};
+use vakra_test_kit::paths::repo_root;
+use vakra_test_kit::reference;
 use vakra_test_kit::root::TempRoot;
 
-/// A file of the reference's published data under `shared/reference/`.
-pub fn reference_file(relative: &str) -> PathBuf {
-    shared_path(&format!("reference/{relative}"))
+/// A file of the reference's published data ([`reference::file`]); `None` skips the test.
+pub fn reference_file(relative: &str) -> Option<PathBuf> {
+    reference::file(relative)
 }
 
 /// What this crate's tests do with a temporary data root.
