@@ -44,40 +44,32 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// Reads a Chat Completions answer; the error says what is missing.
+    /// Reads a Chat Completions answer, as a JSON body or as a stream of server-sent events (from
+    /// a server that streams unless told not to); the error names the field that is unusable.
+    /// Servers differ: `arguments` as a string or an object, `content` null or "" beside tool
+    /// calls, reasoning in `reasoning_content` or `reasoning`, no `usage`, no call ids, several
+    /// choices (the one with `index` 0 is read), and 200 answers holding an `error` object.
     pub fn parse(body: &str) -> Result<Self, String> {
+        if is_event_stream(body) {
+            return parse_stream(body);
+        }
         let value: Value = serde_json::from_str(body)
             .map_err(|e| format!("the answer is not JSON ({e}): {}", excerpt(body)))?;
-        let message = value
+        server_error(&value)?;
+        let choices = value
             .get("choices")
-            .and_then(|c| c.get(0))
-            .and_then(|c| c.get("message"))
-            .and_then(Value::as_object)
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("the answer has no `choices` list: {}", excerpt(body)))?;
+        let (i, choice) = first_choice(choices)
             .ok_or_else(|| format!("the answer has no choices[0].message: {}", excerpt(body)))?;
-        let text = |key: &str| {
-            message
-                .get(key)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-        };
-        let tool_calls = match message.get("tool_calls") {
-            Some(Value::Array(calls)) => calls
-                .iter()
-                .enumerate()
-                .map(|(i, call)| parse_call(i, call))
-                .collect::<Result<_, _>>()?,
-            Some(Value::Null) | None => Vec::new(),
-            Some(_) => return Err("`tool_calls` is not a list".into()),
-        };
-        let usage = value.get("usage").map(parse_usage).unwrap_or_default();
-        Ok(Self {
-            content: text("content"),
-            tool_calls,
-            reasoning: text("reasoning_content").or_else(|| text("reasoning")),
-            usage,
-            waited: std::time::Duration::ZERO,
-        })
+        let message = choice
+            .get("message")
+            .and_then(Value::as_object)
+            .ok_or_else(|| format!("the answer has no choices[{i}].message: {}", excerpt(body)))?;
+        let mut reply = from_message(message, &format!("choices[{i}].message"))?;
+        finished(&reply, choice, i)?;
+        reply.usage = value.get("usage").map(parse_usage).unwrap_or_default();
+        Ok(reply)
     }
 
     /// The message as it goes back into the conversation, in langchain-openai's form (what the
@@ -145,15 +137,85 @@ impl ToolCall {
     }
 }
 
-fn parse_call(index: usize, call: &Value) -> Result<ToolCall, String> {
+/// The choice whose `index` is 0, else the first; with its position.
+fn first_choice(choices: &[Value]) -> Option<(usize, &Value)> {
+    choices
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.get("index").and_then(Value::as_u64) == Some(0))
+        .or_else(|| choices.first().map(|c| (0, c)))
+}
+
+/// A 200 answer that holds an `error` object (LiteLLM, Ollama and proxies send them) and no
+/// choices: the error, with the server's message.
+fn server_error(value: &Value) -> Result<(), String> {
+    let Some(error) = value.get("error").filter(|e| !e.is_null()) else {
+        return Ok(());
+    };
+    if value.get("choices").is_some_and(|c| !c.is_null()) {
+        return Ok(());
+    }
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .map_or_else(|| excerpt(&error.to_string()), str::to_owned);
+    Err(format!(
+        "the server answered with an `error` object: {message}"
+    ))
+}
+
+/// An empty message that the server cut off or filtered is an error naming `finish_reason`.
+fn finished(reply: &Reply, choice: &Value, i: usize) -> Result<(), String> {
+    let reason = choice.get("finish_reason").and_then(Value::as_str);
+    match reason {
+        Some(reason @ ("length" | "content_filter"))
+            if reply.content.is_none() && reply.tool_calls.is_empty() =>
+        {
+            Err(format!(
+                "choices[{i}].finish_reason is {reason:?} and the message is empty"
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The reply in an assistant message at `path` (for errors).
+fn from_message(message: &Map<String, Value>, path: &str) -> Result<Reply, String> {
+    let text = |key: &str| {
+        message
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let tool_calls = match message.get("tool_calls") {
+        Some(Value::Array(calls)) => calls
+            .iter()
+            .enumerate()
+            .map(|(i, call)| parse_call(&format!("{path}.tool_calls[{i}]"), i, call))
+            .collect::<Result<_, _>>()?,
+        Some(Value::Null) | None => Vec::new(),
+        Some(_) => return Err(format!("{path}.tool_calls is not a list")),
+    };
+    Ok(Reply {
+        content: text("content"),
+        tool_calls,
+        reasoning: text("reasoning_content").or_else(|| text("reasoning")),
+        usage: Usage::default(),
+        waited: std::time::Duration::ZERO,
+    })
+}
+
+fn parse_call(path: &str, index: usize, call: &Value) -> Result<ToolCall, String> {
     let function = call
         .get("function")
         .and_then(Value::as_object)
-        .ok_or_else(|| format!("tool call {index} has no `function`"))?;
+        .ok_or_else(|| format!("{path}.function is missing"))?;
     let name = function
         .get("name")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("tool call {index} has no function name"))?
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| format!("{path}.function.name is missing"))?
         .to_owned();
     let arguments = match function.get("arguments") {
         Some(Value::String(text)) => text.clone(),
@@ -171,6 +233,130 @@ fn parse_call(index: usize, call: &Value) -> Result<ToolCall, String> {
         name,
         arguments,
     })
+}
+
+/// Whether a body is server-sent events (`data: …` lines) rather than one JSON answer.
+fn is_event_stream(body: &str) -> bool {
+    body.trim_start().starts_with("data:")
+}
+
+/// A streamed answer: the `data:` chunks' deltas of the choice with index 0 joined into one
+/// message (content, reasoning, tool calls by their `index`, arguments as string pieces or an
+/// object), `usage` from the chunk that has it (often only the last), up to `[DONE]`.
+fn parse_stream(body: &str) -> Result<Reply, String> {
+    let mut content = String::new();
+    let mut reasoning = String::new();
+    let mut calls: Vec<Map<String, Value>> = Vec::new();
+    let mut usage = Usage::default();
+    let mut finish: Option<Value> = None;
+    for (n, line) in body.lines().enumerate() {
+        let Some(data) = line.strip_prefix("data:").map(str::trim) else {
+            continue;
+        };
+        if data == "[DONE]" {
+            break;
+        }
+        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+            format!(
+                "streamed line {} is not JSON ({e}): {}",
+                n + 1,
+                excerpt(data)
+            )
+        })?;
+        server_error(&chunk)?;
+        if let Some(counted) = chunk.get("usage").filter(|u| u.is_object()) {
+            usage = parse_usage(counted);
+        }
+        let choices = chunk.get("choices").and_then(Value::as_array);
+        let Some((_, choice)) = choices.and_then(|c| first_choice(c)) else {
+            continue;
+        };
+        if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
+            finish = Some(reason.clone());
+        }
+        let Some(delta) = choice.get("delta") else {
+            continue;
+        };
+        if let Some(text) = delta.get("content").and_then(Value::as_str) {
+            content.push_str(text);
+        }
+        for key in ["reasoning_content", "reasoning"] {
+            if let Some(text) = delta.get(key).and_then(Value::as_str) {
+                reasoning.push_str(text);
+            }
+        }
+        for (position, piece) in delta
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = piece
+                .get("index")
+                .and_then(Value::as_u64)
+                .map_or(position, |i| i as usize);
+            if at > 1024 {
+                return Err(format!("streamed line {}: tool call index {at}", n + 1));
+            }
+            while calls.len() <= at {
+                calls.push(Map::new());
+            }
+            merge_call(&mut calls[at], piece);
+        }
+    }
+    let mut message = Map::new();
+    message.insert("content".into(), Value::String(content));
+    message.insert("reasoning_content".into(), Value::String(reasoning));
+    if !calls.is_empty() {
+        message.insert(
+            "tool_calls".into(),
+            Value::Array(calls.into_iter().map(Value::Object).collect()),
+        );
+    }
+    let mut reply = from_message(&message, "the stream's choices[0].delta")?;
+    finished(&reply, &json!({"finish_reason": finish}), 0)?;
+    reply.usage = usage;
+    Ok(reply)
+}
+
+/// Adds one streamed piece of a tool call: id and name as they come, arguments appended (a
+/// piece holding an object replaces them).
+fn merge_call(call: &mut Map<String, Value>, piece: &Value) {
+    if let Some(id) = piece.get("id").filter(|v| v.is_string()) {
+        call.insert("id".into(), id.clone());
+    }
+    let Some(function) = piece.get("function") else {
+        return;
+    };
+    let entry = call
+        .entry("function")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .expect("an object");
+    if let Some(name) = function.get("name").and_then(Value::as_str) {
+        // Most servers send the name once; some repeat it whole in later pieces.
+        let known = entry.get("name").and_then(Value::as_str).unwrap_or("");
+        if known != name {
+            let joined = known.to_owned() + name;
+            entry.insert("name".into(), Value::String(joined));
+        }
+    }
+    match function.get("arguments") {
+        Some(Value::String(text)) => {
+            let joined = entry
+                .get("arguments")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+                + text;
+            entry.insert("arguments".into(), Value::String(joined));
+        }
+        Some(other) if !other.is_null() => {
+            entry.insert("arguments".into(), other.clone());
+        }
+        _ => {}
+    }
 }
 
 fn parse_usage(usage: &Value) -> Usage {
@@ -268,5 +454,76 @@ mod tests {
                 .unwrap_err()
                 .contains("function")
         );
+    }
+
+    #[test]
+    fn dialects_read_the_same_reply() {
+        // Several choices: the one of index 0, wherever it is; arguments as an object.
+        let reply = Reply::parse(
+            r#"{"choices":[{"index":1,"message":{"content":"other"}},
+                {"index":0,"finish_reason":"stop","message":{"content":"","reasoning":"hm",
+                 "tool_calls":[{"index":0,"function":{"name":"f","arguments":{"a":1}}}]}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (reply.content.as_deref(), reply.reasoning.as_deref()),
+            (None, Some("hm"))
+        );
+        assert_eq!(reply.tool_calls[0].arguments, r#"{"a":1}"#);
+        assert_eq!(reply.usage, Usage::default());
+        assert!(
+            !reply.to_message().to_string().contains("hm"),
+            "reasoning is not sent back"
+        );
+        // Streamed, unasked: pieces joined by index, usage from the last chunk.
+        let stream = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"th\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"ink\",\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2}}\n\n",
+            "data: [DONE]\n\n"
+        );
+        let reply = Reply::parse(stream).unwrap();
+        assert_eq!(reply.reasoning.as_deref(), Some("think"));
+        assert_eq!(
+            (
+                reply.tool_calls[0].id.as_str(),
+                reply.tool_calls[0].arguments.as_str()
+            ),
+            ("c", r#"{"a":1}"#)
+        );
+        assert_eq!(
+            reply.usage,
+            Usage {
+                input_tokens: 7,
+                output_tokens: 2
+            }
+        );
+    }
+
+    #[test]
+    fn unusable_answers_name_the_field() {
+        let err =
+            Reply::parse(r#"{"error":{"message":"upstream down","code":"500"}}"#).unwrap_err();
+        assert!(
+            err.contains("`error` object") && err.contains("upstream down"),
+            "{err}"
+        );
+        let err = Reply::parse(
+            r#"{"choices":[{"message":{"tool_calls":[{"function":{"arguments":"{}"}}]}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "choices[0].message.tool_calls[0].function.name is missing"
+        );
+        let err =
+            Reply::parse(r#"{"choices":[{"finish_reason":"length","message":{"content":""}}]}"#)
+                .unwrap_err();
+        assert!(err.contains("finish_reason is \"length\""), "{err}");
+        let err = Reply::parse("data: {\"error\":{\"message\":\"overloaded\"}}\n\n").unwrap_err();
+        assert!(err.contains("overloaded"), "{err}");
+        let err = Reply::parse("data: {not json\n\n").unwrap_err();
+        assert!(err.contains("streamed line 1 is not JSON"), "{err}");
     }
 }

@@ -32,6 +32,7 @@ mod mcp;
 mod rest;
 mod routing;
 mod run;
+mod run_dialects;
 mod shutdown;
 mod slow_clients;
 mod stall;

@@ -6,8 +6,11 @@
 //! misbehave on purpose (malformed tool-call arguments, a tool that is not offered, a hang),
 //! optionally after failing the first requests (429 with `Retry-After`, or a 5xx with an HTML
 //! body) and after a fixed latency. Token usage is reported as a quarter of the bytes in and
-//! out, so that runs have counts to add up.
+//! out, so that runs have counts to add up. A [`Dialect`] plays the ground truth in the shape a
+//! given model server answers in (vLLM, SGLang, Ollama, llama.cpp, LiteLLM, OpenAI: fixtures in
+//! `fixtures/dialects/`).
 
+pub mod dialect;
 pub mod oracle;
 
 use std::sync::Arc;
@@ -21,6 +24,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
 
+pub use dialect::Dialect;
 pub use oracle::Oracle;
 
 /// How the stand-in answers.
@@ -37,6 +41,8 @@ pub enum Behaviour {
     Hang,
     /// Answers 200 with a body that is not a Chat Completions answer.
     Garbage,
+    /// Plays the ground truth, answering as the dialect's server does.
+    Dialect(Oracle, Box<Dialect>),
 }
 
 /// Failing the first requests before behaving.
@@ -97,7 +103,9 @@ impl StandIn {
             .collect();
         let answered = messages.iter().any(|m| m["role"] == "tool");
         match &self.behaviour {
-            Behaviour::Oracle(oracle) => oracle.reply(messages, &offered),
+            Behaviour::Oracle(oracle) | Behaviour::Dialect(oracle, _) => {
+                oracle.reply(messages, &offered)
+            }
             Behaviour::Text(text) => json!({"role": "assistant", "content": text}),
             Behaviour::MalformedArguments => json!({"role": "assistant",
                 "content": "Calling a tool.",
@@ -156,13 +164,17 @@ async fn complete(State(standin): State<Arc<StandIn>>, body: String) -> Response
     }
     let message = standin.message(&request);
     let completion_bytes = message.to_string().len();
+    let usage = json!({"prompt_tokens": body.len() / 4, "completion_tokens": completion_bytes / 4});
+    if let Behaviour::Dialect(_, dialect) = &standin.behaviour {
+        return dialect.respond(n, &request["model"], &message, usage);
+    }
     axum::Json(json!({
         "id": format!("standin-{n}"),
         "object": "chat.completion",
         "model": request["model"],
         "choices": [{"index": 0, "message": message,
                      "finish_reason": if message.get("tool_calls").is_some() { "tool_calls" } else { "stop" }}],
-        "usage": {"prompt_tokens": body.len() / 4, "completion_tokens": completion_bytes / 4},
+        "usage": usage,
     }))
     .into_response()
 }

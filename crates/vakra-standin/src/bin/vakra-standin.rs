@@ -14,12 +14,16 @@ struct Args {
     /// Address to listen on (loopback).
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: String,
-    /// oracle (plays --split's ground truth), text, malformed, unknown-tool, hang or garbage.
+    /// oracle (plays --split's ground truth), dialect (the same, shaped as --dialect's server
+    /// answers), text, malformed, unknown-tool, hang or garbage.
     #[arg(long, default_value = "oracle")]
     mode: String,
     /// The split whose ground truth the oracle plays.
     #[arg(long)]
     split: Option<PathBuf>,
+    /// A dialect fixture (crates/vakra-standin/fixtures/dialects/*.json), for --mode dialect.
+    #[arg(long)]
+    dialect: Option<PathBuf>,
     /// Milliseconds before each answer.
     #[arg(long = "latency-ms", default_value_t = 0)]
     latency_ms: u64,
@@ -43,6 +47,18 @@ async fn main() -> anyhow::Result<()> {
                 .split
                 .ok_or_else(|| anyhow::anyhow!("--mode oracle needs --split"))?;
             Behaviour::Oracle(Oracle::load(&split)?)
+        }
+        "dialect" => {
+            let split = args
+                .split
+                .ok_or_else(|| anyhow::anyhow!("--mode dialect needs --split"))?;
+            let dialect = args
+                .dialect
+                .ok_or_else(|| anyhow::anyhow!("--mode dialect needs --dialect"))?;
+            Behaviour::Dialect(
+                Oracle::load(&split)?,
+                Box::new(vakra_standin::Dialect::load(&dialect).map_err(anyhow::Error::msg)?),
+            )
         }
         "text" => Behaviour::Text("I cannot tell.".into()),
         "malformed" => Behaviour::MalformedArguments,
