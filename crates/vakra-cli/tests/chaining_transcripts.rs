@@ -254,7 +254,6 @@ async fn replay(f: &Fixture, dir: &Path, name: &str, major: u8) -> (usize, Vec<S
     (compared, diffs)
 }
 
-<<<<<<< HEAD
 const SCRIPTS: [&str; 8] = [
     "disney1", "disney2", "beer1", "test1", "test2", "test3", "sel_mode", "sf_mode",
 ];
@@ -262,19 +261,11 @@ const SCRIPTS: [&str; 8] = [
 /// Replays every transcript of `names` recorded under pandas `major`, from `dir` (default: the
 /// shared folder).
 async fn replay_all(major: u8, names: &[&str], dir: Option<PathBuf>) {
-    let Some(shared) = shared() else {
-        return;
-    };
-    let f = fixture(&shared);
-    let dir = dir.unwrap_or_else(|| f.transcripts.clone());
-=======
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pandas2_transcripts_reproduce_over_mcp() {
     let Some(inputs) = inputs() else {
         return;
     };
     let f = fixture(&inputs);
->>>>>>> newcomer
+    let dir = dir.unwrap_or_else(|| f.transcripts.clone());
     let mut total = 0;
     let mut all = Vec::new();
     for &name in names {
@@ -342,10 +333,10 @@ async fn first_text_dtype(f: &Fixture, args: &[&str], env: &[(&str, &str)]) -> S
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pandas_switch_reaches_the_server_by_flag_variable_or_data_root() {
-    let Some(shared) = shared() else {
+    let Some(inputs) = inputs() else {
         return;
     };
-    let f = fixture(&shared);
+    let f = fixture(&inputs);
     assert_eq!(first_text_dtype(&f, &[], &[]).await, "str");
     assert_eq!(
         first_text_dtype(&f, &["--pandas", "2"], &[]).await,
