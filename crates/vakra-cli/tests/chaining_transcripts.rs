@@ -12,7 +12,7 @@
 //! databases are rebuilt from their SQL dumps.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use rmcp::ServiceExt;
