@@ -145,6 +145,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     );
     let options = args.data.options()?;
     let root = options.root.path().to_owned();
+    let in_process = args.server.server_command.is_none() && args.server.server_url.is_none();
+    let pandas = in_process.then(|| options.pandas.release().to_owned());
     let connector = args.server.connector(options)?;
     let ranker = ranker(args.shortlist, args.shortlist_model.clone())?;
     #[cfg(feature = "dense")]
@@ -180,7 +182,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             root.display()
         );
     }
-    let in_process = args.server.server_command.is_none() && args.server.server_url.is_none();
     let search_mode = in_process.then(|| args.data.search.search_mode.name().to_owned());
     let tool_schemas = match (args.tool_schemas, args.data.fix_quirks) {
         (Some(ToolSchemasArg::Reference), _) | (None, false) => ToolSchemas::Reference,
@@ -230,7 +231,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         prompts_source,
         args.data.fix_quirks,
         search_mode,
-        None,
+        pandas,
     );
     if !comparability.leaderboard_comparable {
         eprintln!("note: this run is {}", comparability.summary());

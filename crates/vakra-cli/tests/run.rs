@@ -1144,6 +1144,7 @@ fn mcp_schemas_are_sent_as_listed_on_request_and_the_run_says_it_is_not_comparab
     );
     let record = read_json(&out.path().join("run.json"))["comparability"].clone();
     assert_eq!(record["tool_schemas"], "mcp");
+    assert_eq!(record["capability_1_pandas"], "3.1.1");
     assert_eq!(record["leaderboard_comparable"], false);
     let reasons = record["not_comparable_because"].to_string();
     assert!(
