@@ -45,7 +45,9 @@ def main():
         i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
         print("  ref:  ..." + a[max(0, i - 200): i + 300])
         print("  ours: ..." + b[max(0, i - 200): i + 300])
-    sys.exit(0 if not missing and not extra else 1)
+    if not ref:
+        print(f"{label}: the reference's runner sent no request (see its output)")
+    sys.exit(0 if ref and not missing and not extra else 1)
 
 
 if __name__ == "__main__":

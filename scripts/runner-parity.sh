@@ -61,12 +61,13 @@ cp -r "$VAKRA_REF" "$work/ref"
   done
 } >"$work/ref/benchmark/parity_mcp.yaml"
 
-# Starts the stand-in logging to $1; sets $standin_pid and $url.
+# Starts the stand-in logging to $1 (its own output beside it); sets $standin_pid and $url.
 start_standin() {
-  "$standin" --mode oracle --split "$split" --log "$1" >"$work/standin.out" 2>&1 &
+  local out=$1.out
+  "$standin" --mode oracle --split "$split" --log "$1" >"$out" 2>&1 &
   standin_pid=$!
   for _ in $(seq 100); do
-    url=$(grep -so 'http://[0-9.:]*' "$work/standin.out" | head -1 || true)
+    url=$(grep -so 'http://[0-9.:]*' "$out" | head -1 || true)
     [[ -n $url ]] && return
     sleep 0.1
   done
