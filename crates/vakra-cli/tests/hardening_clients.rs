@@ -176,3 +176,69 @@ fn a_raised_session_idle_limit_is_logged() {
         "{logged}"
     );
 }
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+
+/// An OpenEnv socket of `server` from the loopback address `from`.
+async fn episode_from(server: &Server, from: &str) -> Socket {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let address = server.base.strip_prefix("http://").unwrap();
+    let stream = socket.connect(address.parse().unwrap()).await.unwrap();
+    let url = format!("ws://{address}/openenv/ws");
+    tokio_tungstenite::client_async(url, stream)
+        .await
+        .unwrap()
+        .0
+}
+
+/// With `--max-episodes 4`, one address holds two episodes (half); its third connection gets
+/// `CAPACITY_REACHED` naming `--max-client-episodes` and a close frame, while another address
+/// still starts an episode.
+#[tokio::test]
+async fn one_client_cannot_take_every_episode() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let root = demo_root(false);
+    let split = crate::common::demo_split();
+    let server = Server::start(&[
+        "--root",
+        root.path().to_str().unwrap(),
+        "--episodes",
+        split.to_str().unwrap(),
+        "--max-episodes",
+        "4",
+    ]);
+    let _held = [
+        episode_from(&server, "127.0.0.1").await,
+        episode_from(&server, "127.0.0.1").await,
+    ];
+    let mut third = episode_from(&server, "127.0.0.1").await;
+    let Some(Ok(Message::Text(refusal))) = third.next().await else {
+        panic!("no refusal");
+    };
+    let refusal: serde_json::Value = serde_json::from_str(&refusal).unwrap();
+    assert_eq!(refusal["data"]["code"], "CAPACITY_REACHED", "{refusal}");
+    assert!(
+        refusal["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(--max-client-episodes)"),
+        "{refusal}"
+    );
+    let closing = tokio::time::timeout(Duration::from_secs(5), third.next())
+        .await
+        .expect("a close frame within 5 s");
+    assert!(
+        matches!(closing, Some(Ok(Message::Close(_)))),
+        "{closing:?}"
+    );
+    let mut other = episode_from(&server, "127.0.0.2").await;
+    let reset = serde_json::json!({"type": "reset", "data": {"seed": 1}}).to_string();
+    other.send(Message::Text(reset.into())).await.unwrap();
+    let Some(Ok(Message::Text(answer))) = other.next().await else {
+        panic!("no answer");
+    };
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["type"], "observation", "{answer}");
+}
