@@ -24,6 +24,10 @@ pub struct EpisodeArgs {
     /// Episodes (WebSocket connections) open at once; more are refused with CAPACITY_REACHED.
     #[arg(long = "max-episodes", default_value_t = 1024)]
     max_episodes: usize,
+    /// Episodes one client address holds open at once; more are refused with CAPACITY_REACHED
+    /// (default: half of --max-episodes).
+    #[arg(long = "max-client-episodes")]
+    max_client_episodes: Option<usize>,
     /// Actions after which an episode ends unanswered (judged with an empty answer).
     #[arg(long = "episode-max-steps", default_value_t = 100)]
     episode_max_steps: usize,
@@ -82,6 +86,10 @@ impl EpisodeArgs {
             max_episodes: self.max_episodes,
             idle: self.episode_idle,
             max_message_bytes,
+            max_client_episodes: self
+                .max_client_episodes
+                .unwrap_or(self.max_episodes / 2)
+                .max(1),
         };
         Ok(Some(vakra_episodes::router(setup, limits)))
     }

@@ -15,6 +15,11 @@ pub struct McpArgs {
     data: DataArgs,
     #[command(flatten)]
     trace: TraceDirArg,
+    /// Requests read and not yet answered at most: beyond it no further request is read until
+    /// the client reads an answer, so a client that never reads cannot make the server hold
+    /// unbounded answers.
+    #[arg(long = "max-unanswered", default_value_t = vakra_mcp::MAX_UNANSWERED)]
+    max_unanswered: usize,
 }
 
 pub fn run(args: McpArgs) -> anyhow::Result<()> {
@@ -25,7 +30,12 @@ pub fn run(args: McpArgs) -> anyhow::Result<()> {
     let spec = SessionSpec::new(capability, &args.domain);
     let server = EnvServer::open(&spec, &options)?;
     let runtime = crate::runtime::build(Some(2))?;
-    let served = runtime.block_on(vakra_mcp::serve_stdio(server, &spec, &options));
+    let served = runtime.block_on(vakra_mcp::serve_stdio(
+        server,
+        &spec,
+        &options,
+        args.max_unanswered,
+    ));
     // Work of stopped calls still on blocking threads (a statement before it notices) and the
     // stdin reader must not hold the exit once the client is gone.
     crate::runtime::close(runtime);

@@ -39,6 +39,10 @@ pub struct ServeArgs {
     /// with 503 until one ends or expires.
     #[arg(long = "max-sessions", default_value_t = 1024)]
     max_sessions: usize,
+    /// MCP sessions over HTTP one client address keeps alive at once; more are refused with
+    /// 503 (default: half of --max-sessions).
+    #[arg(long = "max-client-sessions")]
+    max_client_sessions: Option<usize>,
     /// Largest request body accepted, in bytes (413 beyond).
     #[arg(long = "max-body-bytes", default_value_t = 4 << 20)]
     max_body_bytes: usize,
@@ -109,6 +113,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let limits = vakra_mcp::HttpLimits {
         max_sessions: args.max_sessions,
         max_body_bytes: args.max_body_bytes,
+        max_client_sessions: args
+            .max_client_sessions
+            .unwrap_or(args.max_sessions / 2)
+            .max(1),
     };
     let (mcp, drain) = vakra_mcp::http_router(options.clone(), Arc::clone(&bird), limits);
     let mut app = vakra_rest::router(api).merge(mcp);

@@ -4,11 +4,9 @@
 //! connections stays below the descriptor limit. Each refusal is a clear answer, and the log
 //! lines about them are rate-limited.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -17,6 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use vakra_lanes::{Share, Shares, Throttled};
 
 /// The body limits of one server.
 pub struct BodyGuard {
@@ -173,73 +172,20 @@ fn refuse(guard: &BodyGuard, refusal: Refusal) -> Response {
     response
 }
 
-/// A warning logged at most once per interval, with the number of occurrences left out.
-pub struct Throttled {
-    state: Mutex<(Option<Instant>, u64)>,
-}
-
-/// How often a repeated warning is logged.
-const LOG_INTERVAL: Duration = Duration::from_secs(10);
-
-impl Throttled {
-    pub fn new() -> Self {
-        Self {
-            state: Mutex::new((None, 0)),
-        }
-    }
-
-    /// Logs `message` unless a line was logged less than the interval ago; returns whether
-    /// it was logged.
-    pub fn warn(&self, message: &str) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        if state
-            .0
-            .is_some_and(|last| now.duration_since(last) < LOG_INTERVAL)
-        {
-            state.1 += 1;
-            return false;
-        }
-        let skipped = std::mem::take(&mut state.1);
-        state.0 = Some(now);
-        drop(state);
-        if skipped > 0 {
-            tracing::warn!("{message} ({skipped} more like it since the last such line)");
-        } else {
-            tracing::warn!("{message}");
-        }
-        true
-    }
-}
-
 /// Open connections, kept below the process's descriptor limit, and at most a share of them
 /// for one client address, so that one client holding connections (event streams, idle
 /// sockets) cannot keep others, or a health check, out.
 pub struct Connections {
     slots: Arc<Semaphore>,
     max: usize,
-    per_client: usize,
-    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    clients: Shares,
     refusals: Throttled,
 }
 
 /// A connection's place; freed on drop.
 pub struct Place {
     _slot: OwnedSemaphorePermit,
-    client: IpAddr,
-    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
-}
-
-impl Drop for Place {
-    fn drop(&mut self) {
-        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(open) = clients.get_mut(&self.client) {
-            *open -= 1;
-            if *open == 0 {
-                clients.remove(&self.client);
-            }
-        }
-    }
+    _share: Share,
 }
 
 /// Why a connection was refused.
@@ -268,8 +214,7 @@ impl Connections {
         Self {
             slots: Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS))),
             max,
-            per_client: per_client.unwrap_or(max / 2).clamp(1, max.max(1)),
-            clients: Arc::default(),
+            clients: Shares::new(per_client.unwrap_or(max / 2).clamp(1, max.max(1))),
             refusals: Throttled::new(),
         }
     }
@@ -279,7 +224,7 @@ impl Connections {
     }
 
     pub fn per_client(&self) -> usize {
-        self.per_client
+        self.clients.per_client()
     }
 
     /// A place for a new connection of `client`, or why there is none.
@@ -287,16 +232,13 @@ impl Connections {
         let slot = Arc::clone(&self.slots)
             .try_acquire_owned()
             .map_err(|_| Full::Server)?;
-        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        let open = clients.entry(client).or_insert(0);
-        if *open >= self.per_client {
-            return Err(Full::Client(client));
-        }
-        *open += 1;
+        let share = self
+            .clients
+            .take(vakra_lanes::Client(client))
+            .ok_or(Full::Client(client))?;
         Ok(Place {
             _slot: slot,
-            client,
-            clients: Arc::clone(&self.clients),
+            _share: share,
         })
     }
 
@@ -310,7 +252,7 @@ impl Connections {
             ),
             Full::Client(client) => format!(
                 "too many connections from {client}: this server keeps at most {} open at once for one client address (--max-client-connections); close some or retry shortly",
-                self.per_client
+                self.clients.per_client()
             ),
         };
         let _ = self.refusals.warn(&message);
@@ -359,17 +301,5 @@ fn raise_descriptor_limit() -> u64 {
     #[cfg(not(unix))]
     {
         1024
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Throttled;
-
-    #[test]
-    fn repeated_warnings_are_logged_once_per_interval() {
-        let throttled = Throttled::new();
-        let logged = (0..1000).filter(|_| throttled.warn("refused")).count();
-        assert_eq!(logged, 1);
     }
 }

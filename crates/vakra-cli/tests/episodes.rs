@@ -377,6 +377,8 @@ async fn episodes_are_isolated_and_bounded() {
     let server = episode_server(&[
         "--max-episodes",
         "2",
+        "--max-client-episodes",
+        "2",
         "--episode-idle-secs",
         "2",
         "--max-body-bytes",

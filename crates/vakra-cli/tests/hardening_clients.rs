@@ -76,3 +76,169 @@ async fn one_client_holding_event_streams_cannot_keep_others_out() {
     );
     drop(streams);
 }
+
+/// A raw initialize POST to `path` from the loopback address `from`: the status and answer.
+async fn initialize_from(server: &Server, from: &str, path: &str) -> String {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let address = server
+        .base
+        .strip_prefix("http://")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut stream = socket.connect(address).await.unwrap();
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("an answer within 10 s")
+        .unwrap();
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// With `--max-sessions 8`, one client gets four sessions (half), its fifth is refused with the
+/// 503 naming `--max-client-sessions` (and the log says so), another address still opens
+/// sessions, and ending one of the first client's sessions lets it open another.
+#[tokio::test]
+async fn one_client_cannot_take_every_session() {
+    let root = demo_root(false);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let server = Server::start_logging(
+        &[
+            "--root",
+            root.path().to_str().unwrap(),
+            "--max-sessions",
+            "8",
+        ],
+        log.path(),
+    );
+    let path = "/mcp/2/library";
+    let sessions: Vec<String> = (0..4).map(|_| open_session(&server, path)).collect();
+    let refused = initialize_from(&server, "127.0.0.1", path).await;
+    assert!(refused.starts_with("HTTP/1.1 503 "), "{refused}");
+    assert!(
+        refused.contains("too many MCP sessions from 127.0.0.1: this server keeps at most 4 at once for one client address (--max-client-sessions)"),
+        "{refused}"
+    );
+    let other = initialize_from(&server, "127.0.0.2", path).await;
+    assert!(other.starts_with("HTTP/1.1 200 "), "{other}");
+    let delete = format!(
+        "DELETE {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+         Mcp-Session-Id: {}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n",
+        sessions[0]
+    );
+    let (status, _) = vakra_test_kit::http::raw_http(&server.base, delete.as_bytes());
+    assert_eq!(status, 200);
+    // The session's place is given back once its server is dropped.
+    let started = Instant::now();
+    loop {
+        let again = initialize_from(&server, "127.0.0.1", path).await;
+        if again.starts_with("HTTP/1.1 200 ") {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "{again}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let logged = std::fs::read_to_string(log.path()).unwrap();
+    assert!(logged.contains("(--max-client-sessions)"), "{logged}");
+}
+
+/// `--session-idle-secs` shorter than a call is raised, and the log says so at startup.
+#[test]
+fn a_raised_session_idle_limit_is_logged() {
+    let root = demo_root(false);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let _server = Server::start_logging(
+        &[
+            "--root",
+            root.path().to_str().unwrap(),
+            "--session-idle-secs",
+            "2",
+            "--call-time-limit",
+            "5",
+        ],
+        log.path(),
+    );
+    let logged = std::fs::read_to_string(log.path()).unwrap();
+    assert!(
+        logged.contains("MCP sessions expire after 6s idle, not 2s"),
+        "{logged}"
+    );
+}
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+
+/// An OpenEnv socket of `server` from the loopback address `from`.
+async fn episode_from(server: &Server, from: &str) -> Socket {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let address = server.base.strip_prefix("http://").unwrap();
+    let stream = socket.connect(address.parse().unwrap()).await.unwrap();
+    let url = format!("ws://{address}/openenv/ws");
+    tokio_tungstenite::client_async(url, stream)
+        .await
+        .unwrap()
+        .0
+}
+
+/// With `--max-episodes 4`, one address holds two episodes (half); its third connection gets
+/// `CAPACITY_REACHED` naming `--max-client-episodes` and a close frame, while another address
+/// still starts an episode.
+#[tokio::test]
+async fn one_client_cannot_take_every_episode() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let root = demo_root(false);
+    let split = crate::common::demo_split();
+    let server = Server::start(&[
+        "--root",
+        root.path().to_str().unwrap(),
+        "--episodes",
+        split.to_str().unwrap(),
+        "--max-episodes",
+        "4",
+    ]);
+    let _held = [
+        episode_from(&server, "127.0.0.1").await,
+        episode_from(&server, "127.0.0.1").await,
+    ];
+    let mut third = episode_from(&server, "127.0.0.1").await;
+    let Some(Ok(Message::Text(refusal))) = third.next().await else {
+        panic!("no refusal");
+    };
+    let refusal: serde_json::Value = serde_json::from_str(&refusal).unwrap();
+    assert_eq!(refusal["data"]["code"], "CAPACITY_REACHED", "{refusal}");
+    assert!(
+        refusal["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(--max-client-episodes)"),
+        "{refusal}"
+    );
+    let closing = tokio::time::timeout(Duration::from_secs(5), third.next())
+        .await
+        .expect("a close frame within 5 s");
+    assert!(
+        matches!(closing, Some(Ok(Message::Close(_)))),
+        "{closing:?}"
+    );
+    let mut other = episode_from(&server, "127.0.0.2").await;
+    let reset = serde_json::json!({"type": "reset", "data": {"seed": 1}}).to_string();
+    other.send(Message::Text(reset.into())).await.unwrap();
+    let Some(Ok(Message::Text(answer))) = other.next().await else {
+        panic!("no answer");
+    };
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["type"], "observation", "{answer}");
+}

@@ -98,6 +98,8 @@ async fn sessions_are_capped_and_idle_ones_expire() {
         &[
             "--max-sessions",
             "2",
+            "--max-client-sessions",
+            "2",
             "--session-idle-secs",
             "1",
             "--call-time-limit",

@@ -19,7 +19,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
-use vakra_lanes::Client;
+use vakra_lanes::{Client, Shares, Throttled};
 
 use crate::episode::{Episode, EpisodeError, EpisodeSetup};
 use crate::protocol::{
@@ -36,18 +36,24 @@ pub struct EpisodeLimits {
     pub idle: Duration,
     /// The largest message accepted.
     pub max_message_bytes: usize,
+    /// Connections one client address holds at once.
+    pub max_client_episodes: usize,
 }
 
 struct Service {
     setup: EpisodeSetup,
     limits: EpisodeLimits,
     slots: Arc<Semaphore>,
+    clients: Shares,
+    refusals: Throttled,
 }
 
 /// The routes, relative to where they are mounted.
 pub fn router(setup: EpisodeSetup, limits: EpisodeLimits) -> axum::Router {
     let service = Arc::new(Service {
         slots: Arc::new(Semaphore::new(limits.max_episodes.max(1))),
+        clients: Shares::new(limits.max_client_episodes),
+        refusals: Throttled::new(),
         setup,
         limits,
     });
@@ -136,25 +142,48 @@ async fn websocket(
         .max_frame_size(service.limits.max_message_bytes)
         .on_upgrade(move |socket| {
             let gone = CancellationToken::new();
-            vakra_mcp::opened_by(client, gone.clone(), connection(socket, service, gone))
+            vakra_mcp::opened_by(
+                client,
+                gone.clone(),
+                connection(socket, service, client, gone),
+            )
         })
 }
 
 /// One client's connection, until it closes, goes idle or breaks; then `gone` stops the calls
 /// of its sessions still running.
-async fn connection(mut socket: WebSocket, service: Arc<Service>, gone: CancellationToken) {
+async fn connection(
+    mut socket: WebSocket,
+    service: Arc<Service>,
+    client: Option<Client>,
+    gone: CancellationToken,
+) {
     let idle = service.limits.idle;
-    let Ok(_slot) = Arc::clone(&service.slots).try_acquire_owned() else {
-        let refusal = error_message(
-            ErrorCode::CapacityReached,
-            &format!(
-                "this server runs at most {} episodes at once (--max-episodes)",
-                service.limits.max_episodes
-            ),
-        );
-        let _ = send(&mut socket, &refusal, idle).await;
-        return;
+    let slot = Arc::clone(&service.slots).try_acquire_owned().ok();
+    let share = client.map(|c| (c, service.clients.take(c)));
+    let refused = match (&slot, &share) {
+        (None, _) => Some(format!(
+            "this server runs at most {} episodes at once (--max-episodes)",
+            service.limits.max_episodes
+        )),
+        (Some(_), Some((Client(address), None))) => Some(format!(
+            "this server runs at most {} episodes at once for one client address, and {address} \
+             has them (--max-client-episodes)",
+            service.clients.per_client()
+        )),
+        _ => None,
     };
+    if let Some(message) = refused {
+        service
+            .refusals
+            .warn(&format!("episode refused: {message}"));
+        let refusal = error_message(ErrorCode::CapacityReached, &message);
+        if send(&mut socket, &refusal, idle).await.is_ok() {
+            // Closed as OpenEnv's server closes it: a close frame (normal closure).
+            let _ = tokio::time::timeout(idle, socket.send(Message::Close(None))).await;
+        }
+        return;
+    }
     let mut episode: Option<Episode> = None;
     // A message that arrived while a step ran, answered next.
     let mut pending: Option<Message> = None;

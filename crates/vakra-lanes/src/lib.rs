@@ -10,6 +10,9 @@
 //! one client sends. Work of no known client (in-process sessions, stdio) queues for lanes of
 //! all only.
 //!
+//! [`Shares`] is the same rule for what a client holds rather than runs (connections, MCP
+//! sessions, episodes): at most so many at once per client address, refused beyond.
+//!
 //! Waiting is asynchronous: queued work holds no thread. When work waits, the log says so
 //! (at most once per [`LOG_EVERY`] for each kind), naming the flag that sets the limit.
 
@@ -25,7 +28,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Client(pub IpAddr);
 
-/// How often, at most, the log says that work of one kind waits.
+/// How often, at most, a repeated warning is logged (that work of one kind waits, that
+/// clients are refused).
 pub const LOG_EVERY: Duration = Duration::from_secs(10);
 
 /// The lanes of one kind of blocking work.
@@ -38,7 +42,7 @@ pub struct Lanes {
     per_client: usize,
     all: Arc<Semaphore>,
     clients: Mutex<HashMap<IpAddr, Arc<Semaphore>>>,
-    logged: Mutex<Option<Instant>>,
+    logged: Throttled,
 }
 
 /// A place in a lane: held while the work runs, freed on drop.
@@ -65,7 +69,7 @@ impl Lanes {
             per_client: per_client.clamp(1, total),
             all: Arc::new(Semaphore::new(total)),
             clients: Mutex::new(HashMap::new()),
-            logged: Mutex::new(None),
+            logged: Throttled::new(),
         })
     }
 
@@ -145,17 +149,110 @@ impl Lanes {
     }
 
     fn log_wait(&self, message: impl FnOnce() -> String) {
-        let mut logged = self.logged.lock().unwrap_or_else(|e| e.into_inner());
-        if logged.is_none_or(|at| at.elapsed() >= LOG_EVERY) {
-            *logged = Some(Instant::now());
-            tracing::warn!("{}", message());
-        }
+        self.logged.warn(&message());
     }
 
     /// Clients with a share in use or awaited.
     #[cfg(test)]
     fn clients_known(&self) -> usize {
         self.clients.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+/// How many of something each client address holds, at most `per_client` each.
+#[derive(Debug)]
+pub struct Shares {
+    per_client: usize,
+    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+/// One thing a client holds; given back on drop.
+#[derive(Debug)]
+pub struct Share {
+    client: IpAddr,
+    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl Shares {
+    /// At most `per_client` (at least 1) per client address.
+    pub fn new(per_client: usize) -> Self {
+        Self {
+            per_client: per_client.max(1),
+            held: Arc::default(),
+        }
+    }
+
+    /// The most one client holds.
+    pub fn per_client(&self) -> usize {
+        self.per_client
+    }
+
+    /// One more for `client`, or `None` when it holds its share already.
+    pub fn take(&self, Client(client): Client) -> Option<Share> {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let count = held.entry(client).or_insert(0);
+        if *count >= self.per_client {
+            return None;
+        }
+        *count += 1;
+        Some(Share {
+            client,
+            held: Arc::clone(&self.held),
+        })
+    }
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = held.get_mut(&self.client) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// A warning logged at most once per interval, with the number of occurrences left out.
+pub struct Throttled {
+    state: Mutex<(Option<Instant>, u64)>,
+}
+
+impl Default for Throttled {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Throttled {
+    pub fn new() -> Self {
+        Self {
+            state: Mutex::new((None, 0)),
+        }
+    }
+
+    /// Logs `message` unless a line was logged less than the interval ago; returns whether
+    /// it was logged.
+    pub fn warn(&self, message: &str) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if state
+            .0
+            .is_some_and(|last| now.duration_since(last) < LOG_EVERY)
+        {
+            state.1 += 1;
+            return false;
+        }
+        let skipped = std::mem::take(&mut state.1);
+        state.0 = Some(now);
+        drop(state);
+        if skipped > 0 {
+            tracing::warn!("{message} ({skipped} more like it since the last such line)");
+        } else {
+            tracing::warn!("{message}");
+        }
+        true
     }
 }
 
@@ -247,6 +344,32 @@ mod tests {
         }
         assert_eq!(lanes.free(), 2);
         assert_eq!(lanes.clients_known(), 0, "idle clients are forgotten");
+    }
+
+    #[test]
+    fn repeated_warnings_are_logged_once_per_interval() {
+        let throttled = Throttled::new();
+        let logged = (0..1000).filter(|_| throttled.warn("refused")).count();
+        assert_eq!(logged, 1);
+    }
+
+    #[test]
+    fn shares_are_counted_per_client_and_given_back() {
+        let shares = Shares::new(2);
+        let a = shares.take(client(1).unwrap()).unwrap();
+        let _b = shares.take(client(1).unwrap()).unwrap();
+        assert!(shares.take(client(1).unwrap()).is_none());
+        let _other = shares
+            .take(client(2).unwrap())
+            .expect("another client's share");
+        drop(a);
+        assert!(shares.take(client(1).unwrap()).is_some());
+        drop(_other);
+        assert_eq!(
+            shares.held.lock().unwrap().len(),
+            1,
+            "a client holding nothing is forgotten"
+        );
     }
 
     #[tokio::test]

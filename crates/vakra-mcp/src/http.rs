@@ -15,6 +15,7 @@ use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use vakra_endpoint::RestBird;
+use vakra_lanes::{Client, Share, Shares, Throttled};
 
 use crate::{Capability, EnvServer, NamedSessions, ServerOptions, SessionSpec};
 
@@ -28,6 +29,9 @@ pub struct HttpLimits {
     pub max_sessions: usize,
     /// Largest JSON-RPC request body accepted (413 beyond).
     pub max_body_bytes: usize,
+    /// MCP sessions one client address keeps alive at once; a new one beyond it is refused
+    /// with 503.
+    pub max_client_sessions: usize,
 }
 
 struct McpHttp {
@@ -40,8 +44,17 @@ struct McpHttp {
     /// in it.
     services: Mutex<IndexMap<SessionSpec, Endpoint>>,
     slots: Arc<Semaphore>,
+    /// The sessions of each client address.
+    client_sessions: Shares,
+    refusals: Throttled,
     in_flight: Arc<InFlight>,
     cancel: CancellationToken,
+}
+
+tokio::task_local! {
+    /// The client's share a session being opened takes (rmcp builds a session's server in the
+    /// task of the request that opens it).
+    static OPENING: Mutex<Option<Share>>;
 }
 
 /// MCP over streamable HTTP at `/mcp/<capability>/<domain>`: one endpoint per capability and
@@ -54,12 +67,22 @@ pub fn http_router(
 ) -> (Router, McpDrain) {
     let in_flight = Arc::new(InFlight::default());
     let cancel = CancellationToken::new();
+    let idle = session_idle(&options);
+    if idle > options.session_idle {
+        tracing::warn!(
+            "MCP sessions expire after {idle:?} idle, not {:?}: a session must outlive its \
+             longest call (--call-time-limit + 1 s)",
+            options.session_idle
+        );
+    }
     let state = Arc::new(McpHttp {
         options,
         bird,
         limits,
         services: Mutex::new(IndexMap::new()),
         slots: Arc::new(Semaphore::new(limits.max_sessions)),
+        client_sessions: Shares::new(limits.max_client_sessions),
+        refusals: Throttled::new(),
         in_flight: Arc::clone(&in_flight),
         cancel: cancel.clone(),
     });
@@ -235,6 +258,23 @@ async fn handle(
             too_many_sessions(state.limits.max_sessions),
         );
     }
+    let share = match request.extensions().get::<Client>() {
+        Some(&client) if opens_session => match state.client_sessions.take(client) {
+            Some(share) => Some(share),
+            None => {
+                let message = format!(
+                    "too many MCP sessions from {}: this server keeps at most {} at once for one \
+                     client address (--max-client-sessions); end a session (HTTP DELETE) or wait \
+                     for idle ones to expire",
+                    client.0,
+                    state.client_sessions.per_client()
+                );
+                state.refusals.warn(&message);
+                return problem(StatusCode::SERVICE_UNAVAILABLE, message);
+            }
+        },
+        _ => None,
+    };
     let guard = is_post.then(|| state.in_flight.enter());
     // The body is read here (it is bounded before it reaches this handler) to tell, as the
     // Python SDK does, a body that is not JSON from one that is not JSON-RPC.
@@ -279,7 +319,10 @@ async fn handle(
             )
         });
     let request = Request::from_parts(parts, Body::from(bytes));
-    let response = match service.oneshot(request).await {
+    let response = match OPENING
+        .scope(Mutex::new(share), service.oneshot(request))
+        .await
+    {
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},
     };
@@ -331,18 +374,22 @@ async fn end_session(
     response
 }
 
+/// How long an MCP session may stay idle: `--session-idle-secs`, raised to outlive a call. A
+/// session is idle only between calls: a call ends within its time limit of arriving, so a
+/// session is never expired with a call in flight.
+fn session_idle(options: &ServerOptions) -> Duration {
+    options
+        .session_idle
+        .max(options.call_time_limit + Duration::from_secs(1))
+}
+
 fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
     if spec.domains.is_empty() {
         return Err("a domain is required: /mcp/<capability>/<domain>".into());
     }
     let server = EnvServer::build(spec, &state.options, Arc::clone(&state.bird))
         .map_err(|e| e.to_string())?;
-    // A session is idle only between calls: a call ends within its time limit of arriving,
-    // so a session is never expired with a call in flight.
-    let idle = state
-        .options
-        .session_idle
-        .max(state.options.call_time_limit + Duration::from_secs(1));
+    let idle = session_idle(&state.options);
     let manager = Arc::new(NamedSessions::new(
         state.options.replica_name.as_deref(),
         idle,
@@ -362,9 +409,13 @@ fn build(state: &McpHttp, spec: &SessionSpec) -> Result<Endpoint, String> {
             let slot = Arc::clone(&slots)
                 .try_acquire_owned()
                 .map_err(|_| std::io::Error::other(too_many_sessions(max_sessions)))?;
+            let share = OPENING
+                .try_with(|opening| opening.lock().unwrap_or_else(|e| e.into_inner()).take())
+                .ok()
+                .flatten();
             Ok(server
                 .new_session()
-                .holding((slot, Arc::clone(&alive)))
+                .holding((slot, share, Arc::clone(&alive)))
                 .traced(&spec, &options))
         },
         Arc::clone(&manager),
@@ -416,6 +467,7 @@ mod tests {
         let limits = HttpLimits {
             max_sessions: 8,
             max_body_bytes: 1 << 20,
+            max_client_sessions: 8,
         };
         let state = Arc::new(McpHttp {
             options,
@@ -423,6 +475,8 @@ mod tests {
             limits,
             services: Mutex::new(IndexMap::new()),
             slots: Arc::new(Semaphore::new(limits.max_sessions)),
+            client_sessions: Shares::new(limits.max_client_sessions),
+            refusals: Throttled::new(),
             in_flight: Default::default(),
             cancel: CancellationToken::new(),
         });

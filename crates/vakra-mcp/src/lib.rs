@@ -44,21 +44,29 @@ pub use http::{HttpLimits, McpDrain, http_router};
 pub use options::ServerOptions;
 pub use session_ids::{NamedSessions, check_replica_name};
 pub use spec::{Capability, SessionSpec, SpecError};
+pub use stdio::MAX_UNANSWERED;
 pub use trace::TraceLimits;
 
 /// Serves one session over stdin/stdout until the client closes it, traced when the options
-/// name a trace directory.
+/// name a trace directory, reading no further request while `max_unanswered` await their
+/// answers.
 pub async fn serve_stdio(
     server: EnvServer,
     spec: &SessionSpec,
     options: &ServerOptions,
+    max_unanswered: usize,
 ) -> Result<(), std::io::Error> {
     use rmcp::ServiceExt;
     // When the client closes stdin, calls in flight stop at once (their answers could not be
     // read), so that the process exits without waiting for them.
     let closed = tokio_util::sync::CancellationToken::new();
     let stdin = stdio::UntilEof::new(tokio::io::stdin(), closed.clone());
-    let transport = stdio::LineTransport::new(stdin, tokio::io::stdout(), stdio::MAX_LINE_BYTES);
+    let transport = stdio::LineTransport::new(
+        stdin,
+        tokio::io::stdout(),
+        stdio::MAX_LINE_BYTES,
+        max_unanswered,
+    );
     let running = server
         .closed_by(closed)
         .traced(spec, options)

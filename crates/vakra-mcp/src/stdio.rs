@@ -6,21 +6,33 @@
 //! arrives (never more than the limit is held) and answered with an `Invalid request` error
 //! carrying the request's id when its first or last bytes show it; lines are parsed as deep as
 //! Python's `json` reads ([`crate::incoming`]).
+//!
+//! Back-pressure: a request read holds one of `max_unanswered` places until its answer is
+//! written (or the client cancels it); with all places taken no line is read, so a client that
+//! never reads its answers makes the server hold at most that many, not every answer it asked
+//! for (`vakra mcp --max-unanswered`).
 
+use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use futures_util::SinkExt;
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ErrorData, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ErrorData, RequestId, ServerJsonRpcMessage,
+};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::JsonRpcMessageCodec;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader, ReadBuf};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::codec::FramedWrite;
 use tokio_util::sync::CancellationToken;
 
 use crate::incoming::{self, Incoming};
+
+/// Requests read and not yet answered at most, by default (`vakra mcp --max-unanswered`).
+pub const MAX_UNANSWERED: usize = 64;
 
 /// The longest line read, newline included: rmcp's limit for its stdio transport.
 pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
@@ -47,6 +59,13 @@ pub(crate) struct LineTransport<R, W> {
     skipped: Option<Skipped>,
     max_line: usize,
     write: Writer<W>,
+    /// The places of requests read and not yet answered.
+    places: Arc<Semaphore>,
+    max_unanswered: usize,
+    /// The place the next request read will hold, taken before its line is read.
+    place: Option<OwnedSemaphorePermit>,
+    unanswered: Arc<Mutex<HashMap<RequestId, OwnedSemaphorePermit>>>,
+    stalled: vakra_lanes::Throttled,
 }
 
 /// What is kept of a line too long to read.
@@ -91,14 +110,59 @@ enum Line {
 }
 
 impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> LineTransport<R, W> {
-    pub(crate) fn new(read: R, write: W, max_line: usize) -> Self {
+    /// Lines of at most `max_line` bytes, at most `max_unanswered` requests awaiting their
+    /// answers.
+    pub(crate) fn new(read: R, write: W, max_line: usize, max_unanswered: usize) -> Self {
         let write = FramedWrite::new(write, JsonRpcMessageCodec::default());
+        let max_unanswered = max_unanswered.max(1);
         Self {
             read: BufReader::new(read),
             line: Vec::new(),
             skipped: None,
             max_line,
             write: Arc::new(tokio::sync::Mutex::new(Some(write))),
+            places: Arc::new(Semaphore::new(max_unanswered)),
+            max_unanswered,
+            place: None,
+            unanswered: Arc::default(),
+            stalled: vakra_lanes::Throttled::new(),
+        }
+    }
+
+    /// Waits for a place for the next request (cancel-safe: a place taken is kept).
+    async fn take_place(&mut self) {
+        if self.place.is_some() {
+            return;
+        }
+        if self.places.available_permits() == 0 {
+            self.stalled.warn(&format!(
+                "the client has not read the answers of {} requests (--max-unanswered); \
+                 reading its next requests waits",
+                self.max_unanswered
+            ));
+        }
+        let places = Arc::clone(&self.places);
+        self.place = places.acquire_owned().await.ok();
+    }
+
+    /// Books the place of a request read, or frees that of a request cancelled.
+    fn book(&mut self, message: &ClientJsonRpcMessage) {
+        let mut unanswered = self.unanswered.lock().unwrap_or_else(|e| e.into_inner());
+        match message {
+            ClientJsonRpcMessage::Request(request) => {
+                if let Some(place) = self.place.take() {
+                    unanswered.insert(request.id.clone(), place);
+                }
+            }
+            ClientJsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    unanswered.remove(id);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -174,19 +238,33 @@ where
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = Arc::clone(&self.write);
+        let answered = match &item {
+            ServerJsonRpcMessage::Response(response) => Some(response.id.clone()),
+            ServerJsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
+        let unanswered = Arc::clone(&self.unanswered);
         async move {
-            match write.lock().await.as_mut() {
+            let written = match write.lock().await.as_mut() {
                 Some(write) => write.send(item).await.map_err(Into::into),
                 None => Err(std::io::Error::new(
                     std::io::ErrorKind::NotConnected,
                     "Transport is closed",
                 )),
+            };
+            if let Some(id) = answered {
+                unanswered
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
             }
+            written
         }
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
+            self.take_place().await;
             match self.next_line().await {
                 Line::Whole => {}
                 Line::TooLong(skipped) => {
@@ -207,7 +285,10 @@ where
             self.line = line;
             self.line.clear();
             match read {
-                Incoming::Message(message) => return Some(*message),
+                Incoming::Message(message) => {
+                    self.book(&message);
+                    return Some(*message);
+                }
                 Incoming::Ignored => {}
                 Incoming::Answer(answer) => self.answer(*answer),
             }
@@ -254,6 +335,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for UntilEof<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     #[tokio::test]
@@ -290,7 +372,7 @@ mod tests {
         // A pipe of 7 bytes, so that lines span many reads.
         let (mut feed, read) = tokio::io::duplex(7);
         tokio::spawn(async move { feed.write_all(input.as_bytes()).await });
-        let mut transport = LineTransport::new(read, write, 200);
+        let mut transport = LineTransport::new(read, write, 200, MAX_UNANSWERED);
         let message = transport.receive().await.expect("the short line");
         assert_eq!(serde_json::to_value(&message).unwrap()["id"], 1);
         assert!(transport.receive().await.is_none());
@@ -337,5 +419,64 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// With three places, a fourth request is not read until an answer is written; a
+    /// cancelled request frees its place too; notifications take none.
+    #[tokio::test]
+    async fn unanswered_requests_hold_back_reading() {
+        use rmcp::model::{JsonRpcResponse, JsonRpcVersion2_0};
+        let request = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        let mut input = String::new();
+        for id in 1..=3 {
+            input += &request(id);
+            input.push('\n');
+        }
+        input += r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        input.push('\n');
+        input += &request(4);
+        input.push('\n');
+        input += r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        input.push('\n');
+        input += &request(5);
+        input.push('\n');
+        input += &request(6);
+        input.push('\n');
+        input += &request(7);
+        input.push('\n');
+        let (_output, write) = tokio::io::duplex(1 << 16);
+        let mut transport = LineTransport::new(input.as_bytes(), write, 1 << 10, 3);
+        let id_of =
+            |message: ClientJsonRpcMessage| serde_json::to_value(&message).unwrap()["id"].clone();
+        let answer = |id: i64| {
+            ServerJsonRpcMessage::Response(JsonRpcResponse {
+                jsonrpc: JsonRpcVersion2_0,
+                id: RequestId::Number(id),
+                result: rmcp::model::ServerResult::empty(()),
+            })
+        };
+        for id in 1..=3 {
+            assert_eq!(id_of(transport.receive().await.unwrap()), id);
+        }
+        let waiting = tokio::time::timeout(Duration::from_millis(100), transport.receive()).await;
+        assert!(
+            waiting.is_err(),
+            "a fourth request was read with three unanswered"
+        );
+        // Answering request 1 frees a place: the notification (which books none) and request 4
+        // are read.
+        transport.send(answer(1)).await.unwrap();
+        let next = transport.receive().await.unwrap();
+        assert!(matches!(next, ClientJsonRpcMessage::Notification(_)));
+        assert_eq!(id_of(transport.receive().await.unwrap()), 4);
+        // Answering 3 lets the cancellation of 2 be read, which frees 2's place: 5 and 6 are
+        // read, then 7 waits (4, 5 and 6 unanswered).
+        transport.send(answer(3)).await.unwrap();
+        let next = transport.receive().await.unwrap();
+        assert!(matches!(next, ClientJsonRpcMessage::Notification(_)));
+        assert_eq!(id_of(transport.receive().await.unwrap()), 5);
+        assert_eq!(id_of(transport.receive().await.unwrap()), 6);
+        let waiting = tokio::time::timeout(Duration::from_millis(100), transport.receive()).await;
+        assert!(waiting.is_err(), "request 7 was read with three unanswered");
     }
 }
