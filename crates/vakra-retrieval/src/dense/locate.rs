@@ -80,26 +80,43 @@ const OPTIONAL: [&str; 5] = [
 /// well under this).
 const MAX_FILE_BYTES: u64 = 4 << 30;
 
+/// The environment variables the lookup reads.
+type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
 /// Finds `model`'s folder: `explicit` (a flag), its environment variable, the cache, a download.
 pub fn locate(model: &ModelRef, explicit: Option<&Path>) -> Result<Located, RetrievalError> {
+    locate_in(model, explicit, &|name| std::env::var(name).ok())
+}
+
+/// [`locate`] with the environment `env` gives.
+fn locate_in(
+    model: &ModelRef,
+    explicit: Option<&Path>,
+    env: Env<'_>,
+) -> Result<Located, RetrievalError> {
+    let env = |name: &str| env(name).filter(|v| !v.is_empty());
     if let Some(dir) = explicit {
         return checked(dir, ModelSource::Flag);
     }
-    if let Some(dir) = std::env::var_os(model.env_var).filter(|v| !v.is_empty()) {
+    if let Some(dir) = env(model.env_var) {
         return checked(Path::new(&dir), ModelSource::Environment);
     }
-    let cache = hub_cache();
+    let cache = cache_in(&env);
     if let Some(dir) = cache.as_deref().and_then(|c| cached(c, model.repo_id)) {
         return Ok(Located {
             dir,
             source: ModelSource::Cache,
         });
     }
-    let offline = std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| !matches!(v.as_str(), "" | "0"));
+    let offline = env("HF_HUB_OFFLINE").is_some_and(|v| v != "0");
     let why = match (&cache, offline) {
         (None, _) => "no cache folder (set HF_HOME or HOME)".to_owned(),
         (Some(_), true) => "HF_HUB_OFFLINE is set".to_owned(),
-        (Some(cache), false) => match download(cache, model.repo_id) {
+        (Some(cache), false) => match download(
+            cache,
+            model.repo_id,
+            &env("HF_ENDPOINT").unwrap_or_else(|| "https://huggingface.co".into()),
+        ) {
             Ok(dir) => {
                 return Ok(Located {
                     dir,
@@ -137,18 +154,19 @@ fn checked(dir: &Path, source: ModelSource) -> Result<Located, RetrievalError> {
 
 /// The Hugging Face hub cache folder, as `huggingface_hub` finds it.
 pub fn hub_cache() -> Option<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(cache) = var("HF_HUB_CACHE") {
-        return Some(cache);
+    cache_in(&|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+}
+
+fn cache_in(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(cache) = env("HF_HUB_CACHE") {
+        return Some(cache.into());
     }
-    if let Some(home) = var("HF_HOME") {
-        return Some(home.join("hub"));
+    if let Some(home) = env("HF_HOME") {
+        return Some(PathBuf::from(home).join("hub"));
     }
-    let base = var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))?;
+    let base = env("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
     Some(base.join("huggingface").join("hub"))
 }
 
@@ -165,11 +183,7 @@ fn cached(cache: &Path, repo_id: &str) -> Option<PathBuf> {
 }
 
 /// Downloads the model's files into the cache; the snapshot appears only once complete.
-fn download(cache: &Path, repo_id: &str) -> Result<PathBuf, String> {
-    let endpoint = std::env::var("HF_ENDPOINT")
-        .ok()
-        .filter(|e| !e.is_empty())
-        .unwrap_or_else(|| "https://huggingface.co".into());
+fn download(cache: &Path, repo_id: &str, endpoint: &str) -> Result<PathBuf, String> {
     let endpoint = endpoint.trim_end_matches('/');
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -277,4 +291,170 @@ pub fn model_hash(dir: &Path) -> Result<String, RetrievalError> {
     let mut hasher = sha2::Sha256::new();
     std::io::copy(&mut file, &mut hasher).map_err(io)?;
     Ok(format!("sha256:{}", &hex::encode(hasher.finalize())[..16]))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::routing::get;
+
+    use super::*;
+
+    const MODEL: ModelRef = SHORTLIST_MODEL;
+
+    /// A model folder with the files the lookup checks (their contents do not matter here).
+    fn folder(dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        for file in REQUIRED {
+            std::fs::write(dir.join(file), file).unwrap();
+        }
+    }
+
+    fn env(pairs: &[(&str, String)]) -> impl Fn(&str) -> Option<String> + use<> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    /// A stand-in for the hub on loopback serving `files` of the model (path → body); any other
+    /// file is a 404. Its endpoint.
+    fn hub(files: &[(&'static str, &'static str)]) -> String {
+        let files: HashMap<String, &'static str> = files
+            .iter()
+            .map(|(path, body)| (format!("/{}/resolve/main/{path}", MODEL.repo_id), *body))
+            .collect();
+        let app = axum::Router::new().fallback(get(move |uri: axum::http::Uri| {
+            let body = files.get(uri.path()).copied();
+            async move {
+                let mut headers = HeaderMap::new();
+                headers.insert("x-repo-commit", "abc123".parse().unwrap());
+                match body {
+                    Some(body) => (StatusCode::OK, headers, body),
+                    None => (StatusCode::NOT_FOUND, headers, "Entry not found"),
+                }
+            }
+        }));
+        format!("http://{}", vakra_test_kit::net::serve_in_thread(app))
+    }
+
+    #[test]
+    fn the_flag_comes_before_the_variable_and_the_variable_before_the_cache() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (flag, var) = (tmp.path().join("flag"), tmp.path().join("var"));
+        folder(&flag);
+        folder(&var);
+        let cached = tmp
+            .path()
+            .join("hf/hub/models--sentence-transformers--all-MiniLM-L6-v2");
+        folder(&cached.join("snapshots/rev1"));
+        std::fs::create_dir_all(cached.join("refs")).unwrap();
+        std::fs::write(cached.join("refs/main"), "rev1\n").unwrap();
+        let home = ("HF_HOME", tmp.path().join("hf").display().to_string());
+        let with_var = env(&[home.clone(), (MODEL.env_var, var.display().to_string())]);
+        let found = locate_in(&MODEL, Some(&flag), &with_var).unwrap();
+        assert_eq!((found.dir, found.source), (flag.clone(), ModelSource::Flag));
+        let found = locate_in(&MODEL, None, &with_var).unwrap();
+        assert_eq!((found.dir, found.source), (var, ModelSource::Environment));
+        let found = locate_in(&MODEL, None, &env(&[home])).unwrap();
+        assert_eq!(found.dir, cached.join("snapshots/rev1"));
+        assert_eq!(found.source, ModelSource::Cache);
+        // A folder that is not a model is named with what it lacks.
+        let err = locate_in(&MODEL, Some(tmp.path()), &env(&[])).unwrap_err();
+        assert!(err.to_string().contains("modules.json is missing"), "{err}");
+    }
+
+    #[test]
+    fn a_model_missing_everywhere_is_downloaded_into_the_cache_once() {
+        let endpoint = hub(&[
+            (
+                "modules.json",
+                r#"[{"idx": 0, "path": ""}, {"idx": 1, "path": "1_Pooling"}]"#,
+            ),
+            ("config.json", "{}"),
+            ("tokenizer.json", "{}"),
+            ("model.safetensors", "weights"),
+            ("1_Pooling/config.json", "{}"),
+        ]);
+        let tmp = tempfile::tempdir().unwrap();
+        let vars = env(&[
+            ("HF_HOME", tmp.path().display().to_string()),
+            ("HF_ENDPOINT", endpoint),
+        ]);
+        let found = locate_in(&MODEL, None, &vars).unwrap();
+        assert_eq!(found.source, ModelSource::Download);
+        let repo = tmp
+            .path()
+            .join("hub/models--sentence-transformers--all-MiniLM-L6-v2");
+        assert_eq!(found.dir, repo.join("snapshots/abc123"));
+        assert_eq!(
+            std::fs::read_to_string(repo.join("refs/main")).unwrap(),
+            "abc123"
+        );
+        assert_eq!(
+            std::fs::read_to_string(found.dir.join("model.safetensors")).unwrap(),
+            "weights"
+        );
+        assert!(found.dir.join("1_Pooling/config.json").is_file());
+        assert!(
+            !found.dir.join("vocab.txt").exists(),
+            "optional files may be missing"
+        );
+        // The next lookup finds it in the cache, even offline.
+        let offline = env(&[
+            ("HF_HOME", tmp.path().display().to_string()),
+            ("HF_HUB_OFFLINE", "1".into()),
+        ]);
+        assert_eq!(
+            locate_in(&MODEL, None, &offline).unwrap().source,
+            ModelSource::Cache
+        );
+    }
+
+    #[test]
+    fn a_failed_download_leaves_nothing_and_the_error_names_every_option() {
+        let endpoint = hub(&[("modules.json", "[]"), ("config.json", "{}")]);
+        let tmp = tempfile::tempdir().unwrap();
+        let vars = env(&[
+            ("HF_HOME", tmp.path().display().to_string()),
+            ("HF_ENDPOINT", endpoint),
+        ]);
+        let err = locate_in(&MODEL, None, &vars).unwrap_err().to_string();
+        assert!(err.contains("tokenizer.json: HTTP 404"), "{err}");
+        let repo = tmp
+            .path()
+            .join("hub/models--sentence-transformers--all-MiniLM-L6-v2");
+        let left: Vec<_> = std::fs::read_dir(&repo).unwrap().flatten().collect();
+        assert!(left.is_empty(), "nothing half-written stays: {left:?}");
+        let offline = env(&[
+            ("HF_HOME", tmp.path().display().to_string()),
+            ("HF_HUB_OFFLINE", "1".into()),
+        ]);
+        let err = locate_in(&MODEL, None, &offline).unwrap_err().to_string();
+        for option in [
+            "--shortlist-model",
+            "VAKRA_SHORTLIST_MODEL",
+            "HF_HUB_OFFLINE",
+            "huggingface",
+        ] {
+            assert!(err.contains(option), "{option}: {err}");
+        }
+        // No hub at all (a closed port): an error, not a hang.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let vars = env(&[
+            ("HF_HOME", tmp.path().display().to_string()),
+            ("HF_ENDPOINT", format!("http://127.0.0.1:{port}")),
+        ]);
+        assert!(
+            locate_in(&MODEL, None, &vars)
+                .unwrap_err()
+                .to_string()
+                .contains("download failed")
+        );
+    }
 }
