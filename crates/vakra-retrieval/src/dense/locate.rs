@@ -438,7 +438,7 @@ mod tests {
             "--shortlist-model",
             "VAKRA_SHORTLIST_MODEL",
             "HF_HUB_OFFLINE",
-            "huggingface",
+            "Hugging Face cache",
         ] {
             assert!(err.contains(option), "{option}: {err}");
         }
