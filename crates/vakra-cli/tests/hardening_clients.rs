@@ -209,12 +209,29 @@ async fn one_client_cannot_take_every_episode() {
         "--max-episodes",
         "4",
     ]);
-    let _held = [
-        episode_from(&server, "127.0.0.1").await,
-        episode_from(&server, "127.0.0.1").await,
-    ];
+    // The server takes a connection's share once the upgrade has run, after the handshake's
+    // answer: a reset answered on each held episode shows both are counted.
+    let reset = serde_json::json!({"type": "reset", "data": {"seed": 1}}).to_string();
+    let within = |what: &'static str| move |_| panic!("no {what} within 30 s");
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut episode = episode_from(&server, "127.0.0.1").await;
+        episode
+            .send(Message::Text(reset.clone().into()))
+            .await
+            .unwrap();
+        let answer = tokio::time::timeout(Duration::from_secs(30), episode.next())
+            .await
+            .unwrap_or_else(within("observation"));
+        assert!(matches!(answer, Some(Ok(Message::Text(_)))), "{answer:?}");
+        held.push(episode);
+    }
     let mut third = episode_from(&server, "127.0.0.1").await;
-    let Some(Ok(Message::Text(refusal))) = third.next().await else {
+    let Some(Ok(Message::Text(refusal))) =
+        tokio::time::timeout(Duration::from_secs(30), third.next())
+            .await
+            .unwrap_or_else(within("refusal"))
+    else {
         panic!("no refusal");
     };
     let refusal: serde_json::Value = serde_json::from_str(&refusal).unwrap();
@@ -234,9 +251,12 @@ async fn one_client_cannot_take_every_episode() {
         "{closing:?}"
     );
     let mut other = episode_from(&server, "127.0.0.2").await;
-    let reset = serde_json::json!({"type": "reset", "data": {"seed": 1}}).to_string();
     other.send(Message::Text(reset.into())).await.unwrap();
-    let Some(Ok(Message::Text(answer))) = other.next().await else {
+    let Some(Ok(Message::Text(answer))) =
+        tokio::time::timeout(Duration::from_secs(30), other.next())
+            .await
+            .unwrap_or_else(within("answer"))
+    else {
         panic!("no answer");
     };
     let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
