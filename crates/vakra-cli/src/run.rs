@@ -147,9 +147,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let root = options.root.path().to_owned();
     let in_process = args.server.server_command.is_none() && args.server.server_url.is_none();
     let pandas = in_process.then(|| options.pandas.release().to_owned());
+    // Capability 4's ranking is settled (and its model found) before any sample runs, so that
+    // its warning comes first and the run's record says which ranking answered.
+    let search = (in_process && (args.capabilities.is_empty() || args.capabilities.contains(&4)))
+        .then(|| options.retrievers())
+        .and_then(|opened| match opened {
+            Ok(retrievers) => Some(retrievers.search_setup().label()),
+            // A data root without capability 4's files: its samples say why when they run.
+            Err(e) => {
+                tracing::debug!("capability 4's retrievers: {e}");
+                None
+            }
+        });
     let connector = args.server.connector(options)?;
     let ranker = ranker(args.shortlist, args.shortlist_model.clone())?;
-    #[cfg(feature = "dense")]
     let embeddings = match &ranker {
         Ranker::Embeddings(embeddings) => Some(std::sync::Arc::clone(embeddings)),
         Ranker::Bm25 => None,
@@ -182,7 +193,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             root.display()
         );
     }
-    let search_mode = in_process.then(|| args.data.search.search_mode.name().to_owned());
     let tool_schemas = match (args.tool_schemas, args.data.fix_quirks) {
         (Some(ToolSchemasArg::Reference), _) | (None, false) => ToolSchemas::Reference,
         (Some(ToolSchemasArg::Mcp), _) | (None, true) => ToolSchemas::Mcp,
@@ -216,10 +226,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let summary = runtime.block_on(vakra_runner::run(plan, setup));
     crate::runtime::close(runtime);
     let summary = summary?;
-    #[cfg(feature = "dense")]
     let model = embeddings.as_ref().and_then(|e| e.loaded().cloned());
-    #[cfg(not(feature = "dense"))]
-    let model: Option<vakra_runner::shortlist::ModelInfo> = None;
     let comparability = Comparability::new(
         tool_schemas.name(),
         Shortlist {
@@ -230,7 +237,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         },
         prompts_source,
         args.data.fix_quirks,
-        search_mode,
+        search,
         pandas,
     );
     if !comparability.leaderboard_comparable {
@@ -286,16 +293,10 @@ fn ranker(method: ShortlistArg, model: Option<PathBuf>) -> anyhow::Result<Ranker
         );
         return Ok(Ranker::Bm25);
     }
-    crate::require_dense()?;
-    #[cfg(feature = "dense")]
-    {
-        let explicit = model.is_some();
-        let embeddings = std::sync::Arc::new(vakra_runner::shortlist::Embeddings::new(model));
-        if explicit {
-            embeddings.load().map_err(anyhow::Error::msg)?;
-        }
-        Ok(Ranker::Embeddings(embeddings))
+    let explicit = model.is_some();
+    let embeddings = std::sync::Arc::new(vakra_runner::shortlist::Embeddings::new(model));
+    if explicit {
+        embeddings.load().map_err(anyhow::Error::msg)?;
     }
-    #[cfg(not(feature = "dense"))]
-    unreachable!("require_dense returned")
+    Ok(Ranker::Embeddings(embeddings))
 }

@@ -59,6 +59,8 @@ pub enum RetrievalError {
     /// (matching) embeddings.
     #[error("{0}")]
     Dense(String),
+    #[error(transparent)]
+    Embed(#[from] vakra_embed::EmbedError),
 }
 
 impl RetrievalError {

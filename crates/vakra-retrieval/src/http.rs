@@ -77,7 +77,7 @@ async fn query(
     let QueryBody {
         question,
         n_results,
-    } = match request::parse_body(parsed.as_ref()) {
+    } = match request::parse_body(parsed.as_ref(), request::large_numbers_in(&body)) {
         Ok(body) => body,
         Err(details) => return unprocessable(details),
     };

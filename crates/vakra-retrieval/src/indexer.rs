@@ -11,7 +11,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tantivy::{Index, TantivyDocument};
 use vakra_catalog::{DataRoot, is_valid_domain_name};
 
-use crate::chroma::ChromaStore;
+use crate::chroma::{ChromaStore, Collection, StoredVectors};
+use crate::dense::DocumentEmbedder;
 use crate::layout::Layout;
 use crate::manifest::{FORMAT, Manifest};
 use crate::schema::{self, Fields};
@@ -28,9 +29,10 @@ pub struct BuildOptions {
     /// Draw a progress bar per domain on stderr.
     pub progress: bool,
     /// A sentence-embedding model folder (`config.json`, `tokenizer.json`,
-    /// `model.safetensors`): documents are also embedded and stored for dense and hybrid
-    /// search. Needs the `dense` feature.
-    pub dense_model: Option<PathBuf>,
+    /// `model.safetensors`, `modules.json`) that embeds the documents that come without a
+    /// vector (JSONL files), for dense and hybrid search. Chroma's own vectors are always used
+    /// as they are, never re-embedded.
+    pub embedding_model: Option<PathBuf>,
 }
 
 /// Where a domain's documents came from.
@@ -58,8 +60,10 @@ pub struct DomainReport {
     pub source: Source,
     /// Chunks indexed (each is one search result).
     pub documents: usize,
-    /// Whether document embeddings were stored too.
+    /// Whether document vectors were stored too.
     pub dense: bool,
+    /// Of those, the vectors read from the Chroma store (the rest were embedded).
+    pub from_store: usize,
     /// Wall time of reading, indexing and (with a model) embedding the domain.
     pub seconds: f64,
 }
@@ -83,7 +87,7 @@ pub fn build_indexes(root: &DataRoot, progress: bool) -> Result<IndexReport, Ret
         root,
         &BuildOptions {
             progress,
-            dense_model: None,
+            embedding_model: None,
         },
     )
 }
@@ -96,14 +100,14 @@ pub fn build_indexes_with(
     let layout = Layout::new(root);
     let mut report = IndexReport::default();
     let sources = find_sources(&layout, &mut report.warnings)?;
-    let embedder = Embedding::load(options.dense_model.as_deref())?;
+    let embedder = DocumentEmbedder::new(options.embedding_model.clone());
     std::fs::create_dir_all(layout.indexes_dir())
         .map_err(|e| RetrievalError::io(layout.indexes_dir(), e))?;
     for source in sources {
         let started = Instant::now();
-        let (documents, kind) = match &source.origin {
-            Origin::Chroma { store, id } => {
-                let records = store.documents(id)?;
+        let (documents, stored, kind) = match &source.origin {
+            Origin::Chroma { store, collection } => {
+                let records = store.documents(&collection.id)?;
                 if !records.without_text.is_empty() {
                     report.warnings.push(format!(
                         "domain {:?}: {} Chroma records without a document text skipped (first: {:?})",
@@ -113,15 +117,17 @@ pub fn build_indexes_with(
                     ));
                     report.skipped_records += records.without_text.len();
                 }
-                (records.documents, Source::Chroma)
+                let vectors = store.vectors(collection)?;
+                (records.documents, Some(vectors), Source::Chroma)
             }
-            Origin::Jsonl(path) => (jsonl::read(path)?, Source::Jsonl),
+            Origin::Jsonl(path) => (jsonl::read(path)?, None, Source::Jsonl),
         };
         let bar = progress_bar(options.progress, &source.domain, documents.len());
         let manifest = write_index(
             &layout.index_dir(&source.domain),
             &source.domain,
             documents,
+            stored,
             kind,
             &bar,
             &embedder,
@@ -132,6 +138,7 @@ pub fn build_indexes_with(
             source: kind,
             documents: manifest.documents as usize,
             dense: manifest.dense.is_some(),
+            from_store: manifest.dense.as_ref().map_or(0, |d| d.from_store as usize),
             seconds: started.elapsed().as_secs_f64(),
         });
     }
@@ -141,7 +148,7 @@ pub fn build_indexes_with(
 enum Origin {
     Chroma {
         store: std::rc::Rc<ChromaStore>,
-        id: String,
+        collection: Collection,
     },
     Jsonl(PathBuf),
 }
@@ -162,10 +169,10 @@ fn find_sources(
         for collection in store.collections()? {
             if is_valid_domain_name(&collection.name) {
                 sources.push(SourceEntry {
-                    domain: collection.name,
+                    domain: collection.name.clone(),
                     origin: Origin::Chroma {
                         store: store.clone(),
-                        id: collection.id,
+                        collection,
                     },
                 });
             } else {
@@ -218,16 +225,19 @@ fn write_index(
     dir: &Path,
     domain: &str,
     documents: Vec<Document>,
+    stored: Option<StoredVectors>,
     source: Source,
     bar: &ProgressBar,
-    embedder: &Embedding,
+    embedder: &DocumentEmbedder,
 ) -> Result<Manifest, RetrievalError> {
     let ords = ordinals(domain, &documents)?;
     let parent = dir.parent().unwrap_or(Path::new("."));
     let staging = parent.join(format!(".{domain}.building"));
     remove_dir_if_present(&staging)?;
     std::fs::create_dir_all(&staging).map_err(|e| RetrievalError::io(&staging, e))?;
-    let result = fill_index(&staging, domain, &documents, &ords, source, bar, embedder);
+    let result = fill_index(
+        &staging, domain, &documents, stored, &ords, source, bar, embedder,
+    );
     let manifest = match result {
         Ok(manifest) => manifest,
         Err(e) => {
@@ -274,14 +284,19 @@ fn ordinals(domain: &str, documents: &[Document]) -> Result<Vec<u64>, RetrievalE
     Ok(ords)
 }
 
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site, each argument a different part"
+)]
 fn fill_index(
     dir: &Path,
     domain: &str,
     documents: &[Document],
+    stored: Option<StoredVectors>,
     ords: &[u64],
     source: Source,
     bar: &ProgressBar,
-    embedder: &Embedding,
+    embedder: &DocumentEmbedder,
 ) -> Result<Manifest, RetrievalError> {
     let tantivy_error = |source| RetrievalError::Tantivy {
         domain: domain.to_owned(),
@@ -304,7 +319,13 @@ fn fill_index(
     }
     writer.commit().map_err(tantivy_error)?;
     writer.wait_merging_threads().map_err(tantivy_error)?;
-    let dense = embedder.store(dir, documents, ords, bar)?;
+    let dense = match crate::dense::document_vectors(domain, documents, stored, embedder, bar)? {
+        Some((rows, manifest)) => {
+            crate::dense::write_vectors(dir, &rows, ords, manifest.dimension)?;
+            Some(manifest)
+        }
+        None => None,
+    };
     let manifest = Manifest {
         format: FORMAT,
         domain: domain.to_owned(),
@@ -326,49 +347,4 @@ fn tantivy_document(fields: &Fields, document: &Document, ord: u64) -> TantivyDo
     );
     doc.add_u64(fields.ord, ord);
     doc
-}
-
-/// The optional embedding step: a no-op without a model.
-enum Embedding {
-    None,
-    #[cfg(feature = "dense")]
-    Model(Box<crate::dense::Embedder>),
-}
-
-impl Embedding {
-    fn load(model: Option<&Path>) -> Result<Self, RetrievalError> {
-        match model {
-            None => Ok(Embedding::None),
-            #[cfg(feature = "dense")]
-            Some(dir) => Ok(Embedding::Model(Box::new(crate::dense::Embedder::load(
-                dir,
-            )?))),
-            #[cfg(not(feature = "dense"))]
-            Some(dir) => Err(RetrievalError::Dense(format!(
-                "cannot embed with {}: {}",
-                dir.display(),
-                crate::retrievers::NO_DENSE_FEATURE
-            ))),
-        }
-    }
-
-    #[cfg_attr(
-        not(feature = "dense"),
-        expect(unused_variables, reason = "only models store vectors")
-    )]
-    fn store(
-        &self,
-        dir: &Path,
-        documents: &[Document],
-        ords: &[u64],
-        bar: &ProgressBar,
-    ) -> Result<Option<crate::manifest::DenseManifest>, RetrievalError> {
-        match self {
-            Embedding::None => Ok(None),
-            #[cfg(feature = "dense")]
-            Embedding::Model(embedder) => {
-                crate::dense::store_vectors(embedder, dir, documents, ords, bar).map(Some)
-            }
-        }
-    }
 }

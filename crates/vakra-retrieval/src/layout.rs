@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use vakra_catalog::DataRoot;
 
+use crate::manifest::Manifest;
+
 /// The paths of one data root that this crate reads and writes.
 #[derive(Debug, Clone)]
 pub(crate) struct Layout {
@@ -56,6 +58,24 @@ impl Layout {
 
     pub(crate) fn indexes_dir(&self) -> &Path {
         &self.indexes
+    }
+
+    /// The manifests of the finished indexes (unreadable ones left out: opening them says why).
+    fn manifests(&self) -> impl Iterator<Item = Manifest> {
+        std::fs::read_dir(&self.indexes)
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| Manifest::read(&entry.ok()?.path()).ok().flatten())
+    }
+
+    /// Whether any domain has a finished index.
+    pub(crate) fn any_index(&self) -> bool {
+        self.manifests().next().is_some()
+    }
+
+    /// Whether any finished index holds document vectors.
+    pub(crate) fn any_index_with_vectors(&self) -> bool {
+        self.manifests().any(|m| m.dense.is_some())
     }
 
     /// The index folder of a domain whose name has been checked.

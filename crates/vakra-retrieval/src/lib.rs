@@ -16,7 +16,6 @@
 //! indexes are written to `indexes/<domain>/`.
 
 mod chroma;
-#[cfg(feature = "dense")]
 mod dense;
 mod document;
 pub(crate) use document::Document;
@@ -33,16 +32,11 @@ mod schema;
 mod search;
 mod tools;
 
-#[cfg(feature = "dense")]
-pub use dense::{
-    Embedder, Located, ModelRef, ModelSource, SHORTLIST_MODEL, hub_cache, locate as locate_model,
-    model_hash,
-};
 pub use error::RetrievalError;
 pub use http::http_router;
 pub use indexer::{
     BuildOptions, DomainReport, IndexReport, Source, build_indexes, build_indexes_with,
 };
-pub use retrievers::{NO_DENSE_FEATURE, RetrieverOptions, Retrievers, SearchMode};
+pub use retrievers::{RetrieverOptions, Retrievers, SearchMode};
 pub use search::{QueryResult, results_json};
 pub use tools::DEFAULT_BASE_URL;

@@ -23,12 +23,18 @@ pub(crate) struct Manifest {
     pub(crate) dense: Option<DenseManifest>,
 }
 
-/// The model that embedded the documents; queries must be embedded by the same one.
+/// The document vectors beside the BM25 index; queries must be embedded by their model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct DenseManifest {
+    /// The model folder's name (embedded here), or the Chroma collection's embedding function
+    /// (vectors read from the store).
     pub(crate) model: String,
+    /// The model files' fingerprint, when embedded here; empty for vectors read from a store.
     pub(crate) fingerprint: String,
     pub(crate) dimension: usize,
+    /// Chunks whose vector was read from the Chroma store (the rest were embedded here).
+    #[serde(default)]
+    pub(crate) from_store: u64,
 }
 
 impl Manifest {

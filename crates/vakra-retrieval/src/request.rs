@@ -20,8 +20,21 @@ pub(crate) struct QueryBody {
     pub(crate) n_results: i128,
 }
 
+/// How a number beyond 64 bits was written, which serde_json forgets (it reads both as a float)
+/// and Python does not: digits only are an `int` however large, which pydantic accepts and
+/// Chroma then refuses (a 500); an exponent or a fraction is a `float`, which pydantic refuses
+/// beyond 64 bits (a 422).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LargeNumbers {
+    Integers,
+    Floats,
+}
+
 /// Validates a parsed body (`None`: no body at all). `Err` holds FastAPI's `detail` list.
-pub(crate) fn parse_body(body: Option<&Value>) -> Result<QueryBody, Vec<Value>> {
+pub(crate) fn parse_body(
+    body: Option<&Value>,
+    large: LargeNumbers,
+) -> Result<QueryBody, Vec<Value>> {
     let Some(body) = body else {
         return Err(vec![detail(MISSING, &["body"], &Value::Null)]);
     };
@@ -42,7 +55,7 @@ pub(crate) fn parse_body(body: Option<&Value>) -> Result<QueryBody, Vec<Value>> 
     };
     let n_results = match fields.get("n_results") {
         None => Some(DEFAULT_N_RESULTS),
-        Some(value) => match lax_int(value) {
+        Some(value) => match lax_int(value, large) {
             Ok(n) => Some(n),
             Err(error) => {
                 errors.push(detail(error, &["body", "n_results"], value));
@@ -81,7 +94,8 @@ const I64_RANGE_END: f64 = 9_223_372_036_854_775_808.0;
 
 /// pydantic's lax `int`: integers, integral floats within 64 bits, booleans, and strings
 /// holding an integer (surrounding whitespace, a sign, `_` separators and a `.0…` tail allowed).
-fn lax_int(value: &Value) -> Result<i128, ErrorType> {
+/// Integral numbers beyond 64 bits are integers (saturated) or floats as `large` says.
+fn lax_int(value: &Value, large: LargeNumbers) -> Result<i128, ErrorType> {
     match value {
         Value::Bool(b) => Ok(i128::from(*b)),
         Value::Number(n) => {
@@ -93,6 +107,8 @@ fn lax_int(value: &Value) -> Result<i128, ErrorType> {
                 let f = n.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 {
                     Err(INT_FROM_FLOAT)
+                } else if large == LargeNumbers::Integers {
+                    Ok(f as i128)
                 } else if !(I64_RANGE_START..I64_RANGE_END).contains(&f) {
                     Err(INT_PARSING_SIZE)
                 } else {
@@ -139,6 +155,28 @@ fn parse_int_str(text: &str) -> Option<i128> {
 
 /// The body the reference's MCP wrapper sends for tool arguments: the two declared properties
 /// that are present, or `null` when neither is.
+/// How the `n_results` of a raw body is written: [`LargeNumbers::Integers`] for digits only
+/// (with a sign), else [`LargeNumbers::Floats`].
+pub(crate) fn large_numbers_in(body: &[u8]) -> LargeNumbers {
+    #[derive(serde::Deserialize)]
+    struct Raw<'a> {
+        #[serde(borrow, default)]
+        n_results: Option<&'a serde_json::value::RawValue>,
+    }
+    let digits = serde_json::from_slice::<Raw<'_>>(body)
+        .ok()
+        .and_then(|raw| raw.n_results)
+        .is_some_and(|raw| {
+            let text = raw.get().trim_start_matches('-');
+            !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+        });
+    if digits {
+        LargeNumbers::Integers
+    } else {
+        LargeNumbers::Floats
+    }
+}
+
 pub(crate) fn body_from_arguments(arguments: &Map<String, Value>) -> Option<Value> {
     let mut body = Map::new();
     for key in ["question", "n_results"] {
@@ -154,7 +192,50 @@ mod tests {
     use super::*;
 
     fn n(value: Value) -> Result<i128, &'static str> {
-        lax_int(&value).map_err(|e| e.kind)
+        lax_int(&value, LargeNumbers::Floats).map_err(|e| e.kind)
+    }
+
+    /// Numbers beyond 64 bits: as Python reads the literal.
+    #[test]
+    fn large_numbers_follow_their_literal() {
+        for (body, large) in [
+            (
+                &br#"{"n_results": 100000000000000000000}"#[..],
+                LargeNumbers::Integers,
+            ),
+            (
+                br#"{"n_results": -18446744073709551616, "question": "q"}"#,
+                LargeNumbers::Integers,
+            ),
+            (br#"{"n_results": 1e20}"#, LargeNumbers::Floats),
+            (br#"{"n_results": 1.0}"#, LargeNumbers::Floats),
+            (br#"{"question": "q"}"#, LargeNumbers::Floats),
+            (br#"not json"#, LargeNumbers::Floats),
+        ] {
+            assert_eq!(
+                large_numbers_in(body),
+                large,
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+        let big: Value = serde_json::from_str("100000000000000000000").unwrap();
+        assert_eq!(
+            lax_int(&big, LargeNumbers::Integers),
+            Ok(100_000_000_000_000_000_000)
+        );
+        assert_eq!(
+            lax_int(&json!(-1.8446744073709552e19), LargeNumbers::Integers),
+            Ok(-18_446_744_073_709_551_616)
+        );
+        assert_eq!(
+            lax_int(&big, LargeNumbers::Floats).map_err(|e| e.kind),
+            Err("int_parsing_size")
+        );
+        assert_eq!(
+            lax_int(&json!(2.5), LargeNumbers::Integers).map_err(|e| e.kind),
+            Err("int_from_float")
+        );
     }
 
     #[test]
@@ -185,7 +266,8 @@ mod tests {
 
     #[test]
     fn body_errors_list_every_field_in_order() {
-        let errors = parse_body(Some(&json!({"n_results": [1]}))).unwrap_err();
+        let errors =
+            parse_body(Some(&json!({"n_results": [1]})), LargeNumbers::Floats).unwrap_err();
         assert_eq!(
             Value::Array(errors),
             json!([
@@ -196,18 +278,18 @@ mod tests {
             ])
         );
         assert_eq!(
-            parse_body(Some(&json!({"question": "q"}))),
+            parse_body(Some(&json!({"question": "q"})), LargeNumbers::Floats),
             Ok(QueryBody {
                 question: "q".into(),
                 n_results: 10
             })
         );
         assert_eq!(
-            Value::Array(parse_body(None).unwrap_err()),
+            Value::Array(parse_body(None, LargeNumbers::Floats).unwrap_err()),
             json!([{"type": "missing", "loc": ["body"], "msg": "Field required", "input": null}])
         );
         assert_eq!(
-            parse_body(Some(&json!([1]))).unwrap_err()[0]["type"],
+            parse_body(Some(&json!([1])), LargeNumbers::Floats).unwrap_err()[0]["type"],
             "model_attributes_type"
         );
     }

@@ -7,24 +7,26 @@ use std::sync::{Arc, RwLock};
 use serde_json::{Map, Value};
 use vakra_catalog::tools::ToolSpec;
 use vakra_catalog::{DataRoot, is_valid_domain_name};
+use vakra_embed::{EMBEDDING_MODEL, Embedder, ModelInfo};
 
 use crate::RetrievalError;
 use crate::chroma::ChromaStore;
+
 use crate::files::RetrieverFiles;
 use crate::layout::{Layout, MANIFEST_FILE};
-use crate::request::{self, QueryBody};
+use crate::request::{self, LargeNumbers, QueryBody};
 use crate::search::{DomainIndex, QueryResult, results_json};
 use crate::tools::{self, DEFAULT_BASE_URL};
 
 /// How queries are ranked.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchMode {
-    /// BM25 over the chunk texts (the default; needs no model).
-    #[default]
+    /// BM25 over the chunk texts (needs no model; not the reference's ranking).
     Bm25,
-    /// Cosine similarity of sentence embeddings (feature `dense`, an index built with a model).
+    /// The reference's: the nearest document vectors by squared L2 distance to the question's
+    /// embedding (indexes with vectors, the embedding model).
     Dense,
-    /// Reciprocal rank fusion of BM25 and dense rankings (feature `dense`).
+    /// Reciprocal rank fusion of BM25 and dense rankings.
     Hybrid,
 }
 
@@ -59,10 +61,13 @@ impl std::str::FromStr for SearchMode {
 /// How [`Retrievers::open_with`] serves queries.
 #[derive(Debug, Clone)]
 pub struct RetrieverOptions {
-    pub mode: SearchMode,
-    /// The embedding model folder for [`SearchMode::Dense`] and [`SearchMode::Hybrid`]; it must
-    /// be the model the indexes were built with.
-    pub dense_model: Option<PathBuf>,
+    /// The ranking asked for. `None`, the default, is the reference's wherever it can be: dense
+    /// when the indexes hold document vectors and the embedding model can be had (see
+    /// [`vakra_embed::locate`]), else BM25 with a warning.
+    pub mode: Option<SearchMode>,
+    /// The embedding-model folder a flag names, the lookup's first place; it must be the model
+    /// of the indexes' vectors.
+    pub embedding_model: Option<PathBuf>,
     /// The reference's `RETRIEVER_BASE_URL`, quoted in `Error calling API` texts.
     pub base_url: String,
 }
@@ -70,9 +75,36 @@ pub struct RetrieverOptions {
 impl Default for RetrieverOptions {
     fn default() -> Self {
         Self {
-            mode: SearchMode::Bm25,
-            dense_model: None,
+            mode: None,
+            embedding_model: None,
             base_url: DEFAULT_BASE_URL.to_owned(),
+        }
+    }
+}
+
+/// The ranking a data root's retrievers use, and why: for logs and comparability records.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SearchSetup {
+    #[serde(serialize_with = "mode_name")]
+    pub mode: SearchMode,
+    /// The embedding model of the dense and hybrid modes.
+    pub model: Option<ModelInfo>,
+    /// Why the ranking is not the reference's, when it is not.
+    pub not_reference: Option<String>,
+}
+
+fn mode_name<S: serde::Serializer>(mode: &SearchMode, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(mode.name())
+}
+
+impl SearchSetup {
+    /// `dense` when the ranking is the reference's, else the mode and, for dense search, the
+    /// model (`dense with <model>`): the comparability record's `capability_4_search`.
+    pub fn label(&self) -> String {
+        match (&self.not_reference, self.mode, &self.model) {
+            (None, _, _) => self.mode.name().to_owned(),
+            (Some(_), SearchMode::Dense, Some(model)) => format!("dense with {}", model.model),
+            (Some(_), mode, _) => mode.name().to_owned(),
         }
     }
 }
@@ -84,13 +116,13 @@ impl Default for RetrieverOptions {
 pub struct Retrievers {
     layout: Layout,
     files: RetrieverFiles,
-    /// Chroma's collection order, when the data root has a Chroma store.
-    collection_order: Vec<String>,
+    /// The Chroma store's collections in its order, when the data root has a readable store.
+    collections: Option<Vec<String>>,
     options: RetrieverOptions,
+    setup: SearchSetup,
     opened: RwLock<HashMap<String, Arc<DomainIndex>>>,
     /// The embedding model of the dense and hybrid modes, loaded at open.
-    #[cfg(feature = "dense")]
-    embedder: Option<Arc<crate::dense::Embedder>>,
+    embedder: Option<Arc<Embedder>>,
 }
 
 impl std::fmt::Debug for Retrievers {
@@ -109,43 +141,37 @@ impl Retrievers {
     }
 
     /// Reads the data root's retriever files and, when it has a Chroma store, its collection
-    /// order, and loads the embedding model of the dense and hybrid modes (so that a missing
-    /// or broken model stops a server at start, not at every query). Indexes are not opened yet.
+    /// order, and settles the ranking ([`RetrieverOptions::mode`]), loading the embedding model
+    /// of the dense and hybrid modes (so that a missing or broken model shows at start, not at
+    /// every query). Indexes are not opened yet.
     pub fn open_with(root: &DataRoot, options: RetrieverOptions) -> Result<Self, RetrievalError> {
         let layout = Layout::new(root);
-        check_mode(&options)?;
-        #[cfg(feature = "dense")]
-        let embedder = match (&options.dense_model, options.mode) {
-            (Some(dir), SearchMode::Dense | SearchMode::Hybrid) => {
-                Some(Arc::new(crate::dense::Embedder::load(dir)?))
-            }
-            _ => None,
-        };
+        let (setup, embedder) = settle(&layout, &options)?;
         let files = RetrieverFiles::load(
             &layout.negatives_file(),
             &layout.descriptions_file(),
             &layout.default_descriptions_file(),
         )?;
         let chroma_file = layout.chroma_file();
-        let collection_order = if chroma_file.is_file() {
+        let collections = if chroma_file.is_file() {
             match ChromaStore::open(&chroma_file).and_then(|s| s.collections()) {
-                Ok(collections) => collections.into_iter().map(|c| c.name).collect(),
+                Ok(collections) => Some(collections.into_iter().map(|c| c.name).collect()),
                 Err(e) => {
                     tracing::warn!("retriever tools keep the negatives order: {e}");
-                    Vec::new()
+                    None
                 }
             }
         } else {
-            Vec::new()
+            None
         };
         Ok(Self {
             layout,
             files,
-            collection_order,
+            collections,
             options,
+            setup,
             opened: RwLock::new(HashMap::new()),
-            #[cfg(feature = "dense")]
-            embedder,
+            embedder: embedder.map(Arc::new),
         })
     }
 
@@ -156,14 +182,19 @@ impl Retrievers {
 
     /// The search mode queries use.
     pub fn mode(&self) -> SearchMode {
-        self.options.mode
+        self.setup.mode
+    }
+
+    /// The ranking queries use, its model, and whether it is the reference's.
+    pub fn search_setup(&self) -> &SearchSetup {
+        &self.setup
     }
 
     /// The retriever domains a session on `domain` offers, in listing order: the domain and
-    /// its distractors from `domain_negatives.json` (or the domain alone), keeping those that
-    /// the negatives file names or that have an index, ordered as the Chroma store lists its
-    /// collections (the reference lists routes in that order; without a store the negatives
-    /// order is kept).
+    /// its distractors from `domain_negatives.json` (or the domain alone). With a Chroma store,
+    /// those with a collection, in the store's order (the reference's retriever has a route for
+    /// each collection, listed in that order); without one, those that the negatives file
+    /// names or that have an index, in the negatives order.
     pub fn retriever_domains(&self, domain: &str) -> Result<Vec<String>, RetrievalError> {
         self.retriever_domains_of(&[domain])
     }
@@ -182,16 +213,17 @@ impl Retrievers {
                 }
             }
         }
-        candidates
-            .retain(|d| is_valid_domain_name(d) && (self.files.names(d) || self.index_exists(d)));
-        let rank = |d: &String| {
-            self.collection_order
-                .iter()
-                .position(|c| c == d)
-                .unwrap_or(usize::MAX)
+        let Some(collections) = &self.collections else {
+            candidates.retain(|d| {
+                is_valid_domain_name(d) && (self.files.names(d) || self.index_exists(d))
+            });
+            return Ok(candidates);
         };
-        candidates.sort_by_key(rank);
-        Ok(candidates)
+        Ok(collections
+            .iter()
+            .filter(|c| candidates.contains(c) && is_valid_domain_name(c))
+            .cloned()
+            .collect())
     }
 
     /// The `query_<d>` tools the reference's combined server appends to the REST tools of
@@ -228,8 +260,9 @@ impl Retrievers {
             .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
             .filter(|name| is_valid_domain_name(name) && self.index_exists(name))
             .collect();
+        let order = self.collections.as_deref().unwrap_or_default();
         domains.sort_by(|a, b| {
-            let rank = |d: &String| self.collection_order.iter().position(|c| c == d);
+            let rank = |d: &String| order.iter().position(|c| c == d);
             let (ra, rb) = (rank(a), rank(b));
             match (ra, rb) {
                 (Some(x), Some(y)) => x.cmp(&y),
@@ -265,7 +298,9 @@ impl Retrievers {
         }
         let url = tools::query_url(&self.options.base_url, &target);
         let body = request::body_from_arguments(arguments);
-        let text = match request::parse_body(body.as_ref()) {
+        // MCP arguments arrive parsed: a number beyond 64 bits is taken as the integer an
+        // agent writes (docs/compatibility.md).
+        let text = match request::parse_body(body.as_ref(), LargeNumbers::Integers) {
             Err(_) => tools::http_error_text(422, &url),
             Ok(QueryBody {
                 question,
@@ -300,14 +335,10 @@ impl Retrievers {
         if k == 0 {
             return Ok(Vec::new());
         }
-        let ranked = match self.options.mode {
+        let ranked = match self.setup.mode {
             SearchMode::Bm25 => index.bm25(question, k)?,
-            #[cfg(feature = "dense")]
             SearchMode::Dense => crate::dense::search(&index, self.embedder()?, question, k)?,
-            #[cfg(feature = "dense")]
             SearchMode::Hybrid => crate::dense::hybrid(&index, self.embedder()?, question, k)?,
-            #[cfg(not(feature = "dense"))]
-            SearchMode::Dense | SearchMode::Hybrid => return Err(no_dense_feature()),
         };
         index.fetch(&ranked)
     }
@@ -326,8 +357,7 @@ impl Retrievers {
             return Ok(index);
         }
         let index = Arc::new(DomainIndex::open(domain, &self.layout.index_dir(domain))?);
-        #[cfg(feature = "dense")]
-        if self.options.mode != SearchMode::Bm25 {
+        if self.setup.mode != SearchMode::Bm25 {
             crate::dense::check_compatible(&index, self.embedder()?)?;
         }
         if let Ok(mut map) = self.opened.write() {
@@ -337,36 +367,76 @@ impl Retrievers {
         Ok(index)
     }
 
-    #[cfg(feature = "dense")]
-    fn embedder(&self) -> Result<&crate::dense::Embedder, RetrievalError> {
-        self.embedder.as_deref().ok_or_else(no_model)
+    fn embedder(&self) -> Result<&Embedder, RetrievalError> {
+        self.embedder
+            .as_deref()
+            .ok_or_else(|| RetrievalError::Dense("no embedding model was loaded".into()))
     }
 }
 
-/// Refuses at start-up a mode this build or configuration cannot serve.
-fn check_mode(options: &RetrieverOptions) -> Result<(), RetrievalError> {
-    if options.mode == SearchMode::Bm25 {
-        return Ok(());
+/// The ranking `options` ask for on this data root, with its model: an explicit dense or
+/// hybrid mode needs the model; the default is dense when an index holds document vectors and
+/// the model can be had, else BM25, with a warning saying why.
+fn settle(
+    layout: &Layout,
+    options: &RetrieverOptions,
+) -> Result<(SearchSetup, Option<Embedder>), RetrievalError> {
+    let explicit = options.embedding_model.as_deref();
+    let bm25 = |why: String| SearchSetup {
+        mode: SearchMode::Bm25,
+        model: None,
+        not_reference: Some(why),
+    };
+    let with_model = |mode: SearchMode, (embedder, info): (Embedder, ModelInfo)| {
+        let not_reference = match mode {
+            SearchMode::Hybrid => Some("hybrid ranking was chosen (--search-mode hybrid)".into()),
+            _ if info.model != EMBEDDING_MODEL.repo_id || explicit.is_some() => Some(format!(
+                "the questions are embedded with the model in {}, which may not be the \
+                 reference's {}",
+                info.folder, EMBEDDING_MODEL.repo_id
+            )),
+            _ => None,
+        };
+        tracing::info!(
+            "capability 4 searches by {} with {} from {} ({})",
+            mode,
+            info.model,
+            info.folder,
+            info.source
+        );
+        let setup = SearchSetup {
+            mode,
+            model: Some(info),
+            not_reference,
+        };
+        (setup, Some(embedder))
+    };
+    match options.mode {
+        Some(SearchMode::Bm25) => Ok((bm25("BM25 was chosen (--search-mode bm25)".into()), None)),
+        Some(mode) => {
+            let model = vakra_embed::load(&EMBEDDING_MODEL, explicit)?;
+            Ok(with_model(mode, model))
+        }
+        None if !layout.any_index_with_vectors() => {
+            let why = "no index holds document vectors (documents without stored embeddings; \
+                       `vakra index --embedding-model DIR` embeds them)"
+                .to_owned();
+            if layout.any_index() {
+                tracing::warn!("capability 4 searches by BM25, not as the reference: {why}");
+            }
+            Ok((bm25(why), None))
+        }
+        None => match vakra_embed::load(&EMBEDDING_MODEL, explicit) {
+            Ok(model) => Ok(with_model(SearchMode::Dense, model)),
+            Err(e) if explicit.is_some() => Err(e.into()),
+            Err(e) => {
+                let why = format!("the embedding model could not be had: {e}");
+                tracing::warn!("capability 4 searches by BM25, not as the reference: {why}");
+                Ok((bm25(why), None))
+            }
+        },
     }
-    if cfg!(not(feature = "dense")) {
-        return Err(no_dense_feature());
-    }
-    if options.dense_model.is_none() {
-        return Err(no_model());
-    }
-    Ok(())
 }
-
-fn no_model() -> RetrievalError {
-    RetrievalError::Dense("dense and hybrid search need an embedding model folder".into())
-}
-
-fn no_dense_feature() -> RetrievalError {
-    RetrievalError::Dense(NO_DENSE_FEATURE.into())
-}
-
-/// Why dense and hybrid search or embedding are refused by a build without the `dense` feature.
-pub const NO_DENSE_FEATURE: &str = "this vakra was built without the `dense` feature, which dense and hybrid search and document embeddings need (build with `--features dense`)";
 
 /// The error text an agent sees: what is wrong and what fixes it, without server paths.
 fn agent_message(domain: &str, error: &RetrievalError) -> String {

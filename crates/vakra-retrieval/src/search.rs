@@ -65,10 +65,6 @@ pub fn results_json(results: &[QueryResult]) -> Value {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ranked {
     pub(crate) address: DocAddress,
-    #[cfg_attr(
-        not(feature = "dense"),
-        expect(dead_code, reason = "only hybrid ranking merges by ord")
-    )]
     pub(crate) ord: u64,
     pub(crate) distance: f32,
 }
@@ -81,7 +77,6 @@ pub(crate) struct DomainIndex {
     fields: Fields,
     analyzer: TextAnalyzer,
     pub(crate) manifest: Manifest,
-    #[cfg(feature = "dense")]
     pub(crate) vectors: Option<crate::dense::Vectors>,
 }
 
@@ -122,7 +117,6 @@ impl DomainIndex {
                 manifest.documents
             )));
         }
-        #[cfg(feature = "dense")]
         let vectors = crate::dense::Vectors::open(dir, &manifest, || {
             catch_panic(|| ord_addresses(&reader.searcher(), documents))
         })
@@ -134,7 +128,6 @@ impl DomainIndex {
             fields,
             analyzer: schema::analyzer(),
             manifest,
-            #[cfg(feature = "dense")]
             vectors,
         })
     }
@@ -197,7 +190,6 @@ impl DomainIndex {
     }
 
     /// The `k` best documents that contain a query term (possibly fewer), for rank fusion.
-    #[cfg(feature = "dense")]
     pub(crate) fn bm25_matching(
         &self,
         question: &str,
@@ -317,7 +309,6 @@ impl DomainIndex {
 }
 
 /// Every document's address by ord, for rankings computed outside tantivy (dense search).
-#[cfg(feature = "dense")]
 fn ord_addresses(searcher: &Searcher, documents: u64) -> Result<Vec<DocAddress>, String> {
     let mut addresses = vec![None; usize::try_from(documents).map_err(|e| e.to_string())?];
     for (segment_ord, segment) in searcher.segment_readers().iter().enumerate() {

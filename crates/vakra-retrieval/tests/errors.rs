@@ -10,7 +10,6 @@ use vakra_test_kit::root::TempRoot;
 use vakra_test_kit::text::args;
 
 const URL_500: &str = "Error calling API: Server error '500 Internal Server Error' for url 'http://localhost:8001/library/query'\nFor more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/500";
-const URL_422: &str = "Error calling API: Client error '422 Unprocessable Entity' for url 'http://localhost:8001/library/query'\nFor more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/422";
 
 fn demo() -> (TempRoot, Retrievers) {
     let root = TempRoot::new().with_demo_data();
@@ -77,11 +76,20 @@ fn n_results_outside_what_chroma_accepts_is_a_500() {
     // An integral float is an integer for both jsonschema and pydantic.
     let (text, _) = call(&retrievers, json!({"question": "branch", "n_results": 2.0}));
     assert_eq!(result_ids(&text).len(), 2);
-    // Beyond 64 bits pydantic refuses the float itself: 422.
-    assert_eq!(
-        call(&retrievers, json!({"question": "q", "n_results": 1e20})),
-        (URL_422.to_owned(), false)
-    );
+    // Beyond 64 bits an agent's integer is a Python int, which pydantic accepts and Chroma
+    // refuses: 500 (MCP arguments arrive parsed, so 1e20 counts as an integer too).
+    for big in [
+        "100000000000000000000",
+        "18446744073709551616",
+        "-18446744073709551616",
+    ] {
+        let n: serde_json::Value = serde_json::from_str(big).unwrap();
+        assert_eq!(
+            call(&retrievers, json!({"question": "q", "n_results": n})),
+            (URL_500.to_owned(), false),
+            "{big}"
+        );
+    }
 }
 
 #[test]
@@ -244,13 +252,17 @@ fn a_retriever_base_url_is_quoted_in_http_error_texts() {
     );
 }
 
+/// Dense and hybrid search asked for explicitly need the model: a folder that is not one is
+/// an error at open, naming it.
 #[test]
-fn dense_modes_need_the_feature_or_a_model() {
+fn dense_modes_need_a_model() {
     let root = TempRoot::new();
     let options = vakra_retrieval::RetrieverOptions {
-        mode: vakra_retrieval::SearchMode::Hybrid,
+        mode: Some(vakra_retrieval::SearchMode::Hybrid),
+        embedding_model: Some(root.path().join("no-model")),
         ..Default::default()
     };
     let error = Retrievers::open_with(&root.data_root(), options).expect_err("refused");
-    assert!(matches!(error, RetrievalError::Dense(_)), "{error}");
+    assert!(matches!(error, RetrievalError::Embed(_)), "{error}");
+    assert!(error.to_string().contains("no-model"), "{error}");
 }

@@ -157,6 +157,9 @@ async fn chroma_refusals_are_500s_and_unknown_routes_404s() {
     for body in [
         r#"{"question": "q", "n_results": 0}"#,
         r#"{"question": "q", "n_results": false}"#,
+        // Integers beyond 64 bits are Python ints: pydantic takes them, Chroma does not.
+        r#"{"question": "q", "n_results": 100000000000000000000}"#,
+        r#"{"question": "q", "n_results": -18446744073709551616}"#,
     ] {
         let reply = send(&router, "POST", "/library/query", body).await;
         assert_eq!(reply.status, StatusCode::INTERNAL_SERVER_ERROR);

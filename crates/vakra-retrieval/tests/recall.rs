@@ -44,7 +44,6 @@ fn bm25_finds_the_gold_document_of_every_demo_question() {
     assert_eq!(found, total, "misses: {misses:#?}");
 }
 
-#[cfg(feature = "dense")]
 mod dense {
     use vakra_retrieval::{
         BuildOptions, RetrieverOptions, Retrievers, SearchMode, build_indexes_with,
@@ -63,7 +62,7 @@ mod dense {
             &root.data_root(),
             &BuildOptions {
                 progress: false,
-                dense_model: Some(model.clone()),
+                embedding_model: Some(model.clone()),
             },
         )
         .expect("build");
@@ -72,8 +71,8 @@ mod dense {
             let retrievers = Retrievers::open_with(
                 &root.data_root(),
                 RetrieverOptions {
-                    mode,
-                    dense_model: Some(model.clone()),
+                    mode: Some(mode),
+                    embedding_model: Some(model.clone()),
                     ..RetrieverOptions::default()
                 },
             )
@@ -89,8 +88,8 @@ mod dense {
         let retrievers = Retrievers::open_with(
             &root.data_root(),
             RetrieverOptions {
-                mode: SearchMode::Dense,
-                dense_model: Some(model),
+                mode: Some(SearchMode::Dense),
+                embedding_model: Some(model),
                 ..RetrieverOptions::default()
             },
         )
@@ -110,8 +109,8 @@ mod dense {
         let retrievers = Retrievers::open_with(
             &root.data_root(),
             RetrieverOptions {
-                mode: SearchMode::Hybrid,
-                dense_model: Some(model),
+                mode: Some(SearchMode::Hybrid),
+                embedding_model: Some(model),
                 ..RetrieverOptions::default()
             },
         )

@@ -10,15 +10,15 @@
 //! question's, in float32, the best first; equal scores in reverse listing order, as numpy's
 //! `argsort(...)[::-1]` leaves them for a stable sort (numpy's own sort is not stable, so true
 //! ties may come out otherwise there; `docs/compatibility.md`). The model folder is found when
-//! a domain first needs a shortlist (`vakra_retrieval::locate_model`), and tool embeddings are
+//! a domain first needs a shortlist (`vakra_embed::locate`), and tool embeddings are
 //! kept per text. BM25 over the same texts is an explicit choice (`--shortlist bm25`): no
 //! model, but not the reference's ranking.
 
 use std::collections::HashMap;
-#[cfg(feature = "dense")]
 use std::path::PathBuf;
-#[cfg(feature = "dense")]
 use std::sync::{Arc, Mutex, OnceLock};
+
+pub use vakra_embed::ModelInfo;
 
 /// A tool as the shortlist sees it.
 pub struct ToolText<'a> {
@@ -36,29 +36,17 @@ impl ToolText<'_> {
 /// How tools are ranked against a question.
 pub enum Ranker {
     Bm25,
-    #[cfg(feature = "dense")]
     Embeddings(Arc<Embeddings>),
 }
 
 /// The reference's model, found and loaded when first needed, and the embeddings of the tool
 /// texts seen so far.
-#[cfg(feature = "dense")]
 pub struct Embeddings {
     explicit: Option<PathBuf>,
-    model: OnceLock<Result<(vakra_retrieval::Embedder, ModelInfo), String>>,
+    model: OnceLock<Result<(vakra_embed::Embedder, ModelInfo), String>>,
     known: Mutex<HashMap<String, Arc<[f32]>>>,
 }
 
-/// Which model ranked, for the run's record.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ModelInfo {
-    pub model: String,
-    pub folder: String,
-    pub source: String,
-    pub hash: String,
-}
-
-#[cfg(feature = "dense")]
 impl Embeddings {
     /// The reference's shortlist model, from `explicit` (a flag) or the lookup's other places.
     pub fn new(explicit: Option<PathBuf>) -> Self {
@@ -83,27 +71,18 @@ impl Embeddings {
             .map(|(_, info)| info)
     }
 
-    fn model(&self) -> Result<&(vakra_retrieval::Embedder, ModelInfo), String> {
+    fn model(&self) -> Result<&(vakra_embed::Embedder, ModelInfo), String> {
         self.model
             .get_or_init(|| {
-                let model = &vakra_retrieval::SHORTLIST_MODEL;
-                let located = vakra_retrieval::locate_model(model, self.explicit.as_deref())
+                let model = &vakra_embed::SHORTLIST_MODEL;
+                let (embedder, info) = vakra_embed::load(model, self.explicit.as_deref())
                     .map_err(|e| e.to_string())?;
-                let embedder =
-                    vakra_retrieval::Embedder::load(&located.dir).map_err(|e| e.to_string())?;
-                let hash = vakra_retrieval::model_hash(&located.dir).map_err(|e| e.to_string())?;
                 tracing::info!(
                     "shortlist model {} from {} ({})",
-                    model.repo_id,
-                    located.dir.display(),
-                    located.source.name()
+                    info.model,
+                    info.folder,
+                    info.source
                 );
-                let info = ModelInfo {
-                    model: model.repo_id.to_owned(),
-                    folder: located.dir.display().to_string(),
-                    source: located.source.name().to_owned(),
-                    hash,
-                };
                 Ok((embedder, info))
             })
             .as_ref()
@@ -148,7 +127,6 @@ impl Embeddings {
 }
 
 /// `v / ‖v‖` in float32 (a zero vector stays zero).
-#[cfg(feature = "dense")]
 fn unit(v: &[f32]) -> Vec<f32> {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     let norm = if norm == 0.0 { 1.0 } else { norm };
@@ -160,7 +138,6 @@ impl Ranker {
     pub fn method(&self) -> &'static str {
         match self {
             Ranker::Bm25 => "bm25",
-            #[cfg(feature = "dense")]
             Ranker::Embeddings(_) => "embeddings",
         }
     }
@@ -189,7 +166,6 @@ impl Ranker {
         let texts: Vec<String> = others.iter().map(|&i| tools[i].text()).collect();
         let scores: Vec<f64> = match self {
             Ranker::Bm25 => bm25_scores(query, &texts),
-            #[cfg(feature = "dense")]
             Ranker::Embeddings(embeddings) => embeddings
                 .scores(query, &texts)?
                 .into_iter()
@@ -321,7 +297,6 @@ mod tests {
     }
 
     /// The reference's method with the MiniLM test model (`make test-dense` fetches it).
-    #[cfg(feature = "dense")]
     #[test]
     fn embeddings_rank_the_tool_that_means_the_question() {
         let Some(dir) = std::env::var_os("VAKRA_MINILM_DIR") else {

@@ -1,5 +1,5 @@
 //! The model the `dense` feature's tests embed with: the all-MiniLM-L6-v2 folder that
-//! `crates/vakra-retrieval/scripts/fetch-minilm.sh` writes.
+//! `crates/vakra-embed/scripts/fetch-minilm.sh` writes.
 
 use std::path::PathBuf;
 
@@ -19,7 +19,7 @@ pub fn minilm_dir() -> Option<PathBuf> {
     if dir.is_none() {
         skip_or_fail(
             "VAKRA_REQUIRE_MODEL",
-            "no MiniLM model (run crates/vakra-retrieval/scripts/fetch-minilm.sh)",
+            "no MiniLM model (run crates/vakra-embed/scripts/fetch-minilm.sh)",
         );
     }
     dir

@@ -13,7 +13,7 @@ use super::bert::{Bert, Dimensions};
 use super::modernbert::ModernBert;
 use super::pooling::Pooling;
 
-use crate::RetrievalError;
+use crate::EmbedError;
 
 /// Texts embedded per forward pass.
 const BATCH: usize = 32;
@@ -79,31 +79,29 @@ pub struct Embedder {
     encoder: Encoder,
     pooling: Pooling,
     tokenizer: Tokenizer,
-    /// The folder's name, recorded in index manifests.
-    pub(crate) name: String,
-    /// Identifies the exact files, so that an index is only queried with its own model.
-    pub(crate) fingerprint: String,
-    pub(crate) dimension: usize,
+    name: String,
+    fingerprint: String,
+    dimension: usize,
 }
 
-fn dense_error(dir: &Path, what: impl std::fmt::Display) -> RetrievalError {
-    RetrievalError::Dense(format!("embedding model {}: {what}", dir.display()))
+fn model_error(dir: &Path, what: impl std::fmt::Display) -> EmbedError {
+    EmbedError::Model(format!("embedding model {}: {what}", dir.display()))
 }
 
 impl Embedder {
     /// Loads `config.json`, `tokenizer.json`, `model.safetensors` and the pooling modules from
     /// `dir`; the maximum sequence length comes from `sentence_bert_config.json` when present.
-    pub fn load(dir: &Path) -> Result<Self, RetrievalError> {
+    pub fn load(dir: &Path) -> Result<Self, EmbedError> {
         if !dir.is_dir() {
-            return Err(dense_error(dir, "not a folder"));
+            return Err(model_error(dir, "not a folder"));
         }
         let read = |name: &str| {
-            std::fs::read(dir.join(name)).map_err(|e| dense_error(dir, format_args!("{name}: {e}")))
+            std::fs::read(dir.join(name)).map_err(|e| model_error(dir, format_args!("{name}: {e}")))
         };
         let config_bytes = read("config.json")?;
         let tokenizer_bytes = read("tokenizer.json")?;
         let weights = read("model.safetensors")?;
-        let (pooling, pooling_bytes) = Pooling::read(dir).map_err(|e| dense_error(dir, e))?;
+        let (pooling, pooling_bytes) = Pooling::read(dir).map_err(|e| model_error(dir, e))?;
         let fingerprint = format!(
             "{:016x}",
             fnv1a(&[
@@ -114,9 +112,9 @@ impl Embedder {
             ])
         );
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-            .map_err(|e| dense_error(dir, format_args!("model.safetensors: {e}")))?;
+            .map_err(|e| model_error(dir, format_args!("model.safetensors: {e}")))?;
         let (encoder, config) =
-            Encoder::load(&config_bytes, vb).map_err(|e| dense_error(dir, e))?;
+            Encoder::load(&config_bytes, vb).map_err(|e| model_error(dir, e))?;
         let max_positions = config.dims.max_position_embeddings;
         let max_length = std::fs::read(dir.join("sentence_bert_config.json"))
             .ok()
@@ -125,13 +123,13 @@ impl Embedder {
             .map_or(max_positions, |n| n as usize)
             .min(max_positions);
         let mut tokenizer = Tokenizer::from_bytes(&tokenizer_bytes)
-            .map_err(|e| dense_error(dir, format_args!("tokenizer.json: {e}")))?;
+            .map_err(|e| model_error(dir, format_args!("tokenizer.json: {e}")))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length,
                 ..TruncationParams::default()
             }))
-            .map_err(|e| dense_error(dir, format_args!("tokenizer.json: {e}")))?;
+            .map_err(|e| model_error(dir, format_args!("tokenizer.json: {e}")))?;
         // Padding only has to be masked; the file's own pad token is kept when it names one.
         let mut padding = tokenizer
             .get_padding()
@@ -156,13 +154,28 @@ impl Embedder {
         })
     }
 
+    /// The folder's name, recorded in index manifests.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Identifies the exact files, so that an index is only queried with its own model.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// The length of each embedding.
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
     /// Embeddings of `texts`, in order (unit length when the model normalises).
-    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, RetrievalError> {
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
             out.extend(
                 self.embed_batch(chunk)
-                    .map_err(|e| RetrievalError::Dense(format!("embedding failed: {e}")))?,
+                    .map_err(|e| EmbedError::Model(format!("embedding failed: {e}")))?,
             );
         }
         Ok(out)

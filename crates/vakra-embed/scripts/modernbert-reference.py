@@ -2,14 +2,14 @@
 """Makes tiny random ModernBERT sentence-embedding models and their reference embeddings, to
 check the `dense` feature's ModernBERT encoder against Hugging Face transformers without the
 real (granite-embedding-english-r2) weights. The models' output is the committed test fixture
-crates/vakra-retrieval/tests/fixtures/modernbert-tiny (random weights and a small WordPiece
+crates/vakra-embed/tests/fixtures/modernbert-tiny (random weights and a small WordPiece
 vocabulary made here, so both are this project's). Rerunning it needs torch, transformers and
 sentence-transformers (a few GB), e.g. in a throw-away venv:
 
     python3 -m venv /tmp/mbvenv
     /tmp/mbvenv/bin/pip install torch transformers safetensors sentence-transformers
-    /tmp/mbvenv/bin/python crates/vakra-retrieval/scripts/modernbert-reference.py \
-        crates/vakra-retrieval/tests/fixtures/modernbert-tiny
+    /tmp/mbvenv/bin/python crates/vakra-embed/scripts/modernbert-reference.py \
+        crates/vakra-embed/tests/fixtures/modernbert-tiny
     cargo test -p vakra-retrieval --features dense --lib modernbert -- --nocapture
 
 OUT gets two model folders (weights of 32 dimensions, under 200 KB each):

@@ -5,8 +5,8 @@
 //! `embeddings(id, segment_id, embedding_id, seq_id, …)` (`embedding_id` is the user's chunk id)
 //! and the record's metadata as typed key/value rows in `embedding_metadata(id, key,
 //! string_value, int_value, float_value[, bool_value])`. The document text is the metadata row
-//! with the reserved key `chroma:document`; other `chroma:` keys are internal. Vectors live in
-//! the HNSW files beside the database and are not read here.
+//! with the reserved key `chroma:document`; other `chroma:` keys are internal. The vectors are
+//! read by [`vectors`].
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +14,11 @@ use rusqlite::{Connection, OpenFlags, Row};
 use serde_json::{Map, Value};
 
 use crate::{Document, RetrievalError};
+
+mod pickle;
+mod vectors;
+
+pub(crate) use vectors::StoredVectors;
 
 const DOCUMENT_KEY: &str = "chroma:document";
 

