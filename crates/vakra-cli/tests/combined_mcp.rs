@@ -713,7 +713,8 @@ mod dense {
         ask_demo_questions, call_tool, check_results, demo_root, mcp_in_mode, model_commands,
         repo_root, run_vakra, stdio_client_with,
     };
-    use crate::common::index;
+    use crate::common::{index, vakra};
+    use std::process::Stdio;
     use vakra_test_kit::model::minilm_dir;
 
     /// The session arguments of `mode` with `model`.
@@ -815,13 +816,81 @@ mod dense {
             root.path(),
             &[OsStr::new("--embedding-model"), model.as_os_str()],
         );
-        assert!(summary.contains("(with embeddings)"), "{summary}");
+        assert!(summary.contains("with document vectors"), "{summary}");
         // Hybrid: 1 - rrf / rrf_max, in [0, 1).
         let hybrid = ask_all(root.path(), &model, "hybrid").await;
         assert!(hybrid.iter().all(|d| (0.0..1.0).contains(d)), "{hybrid:?}");
         // Dense: squared L2 distance of unit vectors, in [0, 4].
         let dense = ask_all(root.path(), &model, "dense").await;
         assert!(dense.iter().all(|d| (0.0..=4.0).contains(d)), "{dense:?}");
+    }
+
+    /// Without `--search-mode`, sessions search as the reference does wherever they can: dense
+    /// over an index with vectors when the model can be had (here through
+    /// `VAKRA_EMBEDDING_MODEL`), the same answers as `--search-mode dense`; when it cannot
+    /// (offline, nothing cached), BM25 with a warning saying why, the same answers as
+    /// `--search-mode bm25`.
+    #[tokio::test]
+    async fn the_default_search_is_dense_when_the_model_can_be_had() {
+        let Some(model) = minilm_dir() else { return };
+        let root = demo_root(false);
+        index(
+            root.path(),
+            &[OsStr::new("--embedding-model"), model.as_os_str()],
+        );
+        let cache = tempfile::tempdir().unwrap();
+        let cache = cache.path().to_str().unwrap();
+        let model_dir = model.to_str().unwrap();
+        let with_model = [
+            ("VAKRA_EMBEDDING_MODEL", model_dir),
+            ("HF_HUB_OFFLINE", "1"),
+        ];
+        let without = [
+            ("VAKRA_EMBEDDING_MODEL", ""),
+            ("HF_HUB_OFFLINE", "1"),
+            ("HF_HOME", cache),
+            ("HF_HUB_CACHE", ""),
+        ];
+        let default_dense = ask_weather(root.path(), &[], &with_model).await;
+        let dense = ask_weather(root.path(), &["--search-mode", "dense"], &with_model).await;
+        assert_eq!(default_dense, dense);
+        let default_bm25 = ask_weather(root.path(), &[], &without).await;
+        let bm25 = ask_weather(root.path(), &["--search-mode", "bm25"], &without).await;
+        assert_eq!(default_bm25, bm25);
+        assert_ne!(
+            dense, bm25,
+            "the two rankings must differ for this question"
+        );
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_vakra"))
+            .args([
+                "tools",
+                "list",
+                "--capability",
+                "4",
+                "--domain",
+                "weather",
+                "--root",
+            ])
+            .arg(root.path())
+            .envs(without.iter().copied())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("capability 4 searches by BM25, not as the reference: the embedding model could not be had")
+                && stderr.contains("HF_HUB_OFFLINE is set"),
+            "{stderr}"
+        );
+    }
+
+    /// `query_weather`'s answer to one question in a session with `args` and `envs`.
+    async fn ask_weather(root: &Path, args: &[&str], envs: &[(&str, &str)]) -> String {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let client = stdio_client_with(root, "4", "weather", &args, envs).await;
+        let question = json!({"question": "Which station is the highest?"});
+        let (text, _) = call_tool(&client, "query_weather", question).await;
+        client.cancel().await.unwrap();
+        text
     }
 
     #[test]
@@ -844,19 +913,40 @@ mod dense {
         std::fs::copy(&pooling, corrupt.join("1_Pooling/config.json")).unwrap();
         std::fs::write(corrupt.join("model.safetensors"), b"not safetensors").unwrap();
         let missing = scratch.path().join("missing");
-        for (folder, expected) in [(&missing, "not a folder"), (&corrupt, "model.safetensors")] {
+        for (folder, expected) in [
+            (&missing, "not a sentence-transformers model folder"),
+            (&corrupt, "model.safetensors"),
+        ] {
             for args in model_commands(root_arg, folder.as_os_str()) {
                 let (ok, stderr) = run_vakra(&args);
                 assert!(
-                    !ok && stderr.contains("embedding model")
-                        && stderr.contains(&*folder.to_string_lossy())
-                        && stderr.contains(expected),
+                    !ok && stderr.contains(&*folder.to_string_lossy()) && stderr.contains(expected),
                     "{args:?}: {stderr}"
                 );
             }
         }
-        // A dense mode needs a model.
-        let (ok, stderr) = run_vakra(&mcp_in_mode("dense", root_arg));
-        assert!(!ok && stderr.contains("--embedding-model"), "{stderr}");
+        // A dense mode asked for needs a model: none found (offline, an empty cache), the error
+        // names every way to give one.
+        let output = vakra()
+            .args(mcp_in_mode("dense", root_arg))
+            .env("HF_HUB_OFFLINE", "1")
+            .env("HF_HOME", scratch.path())
+            .env_remove("HF_HUB_CACHE")
+            .env_remove("VAKRA_EMBEDDING_MODEL")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success()
+                && [
+                    "--embedding-model",
+                    "VAKRA_EMBEDDING_MODEL",
+                    "HF_HUB_OFFLINE is set"
+                ]
+                .iter()
+                .all(|part| stderr.contains(part)),
+            "{stderr}"
+        );
     }
 }

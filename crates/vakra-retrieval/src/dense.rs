@@ -87,9 +87,11 @@ impl DocumentEmbedder {
     /// The model, `None` when no folder was named.
     fn get(&self) -> Option<Result<&Embedder, RetrievalError>> {
         let folder = self.folder.as_deref()?;
-        let loaded = self
-            .loaded
-            .get_or_init(|| Embedder::load(folder).map_err(|e| e.to_string()));
+        let loaded = self.loaded.get_or_init(|| {
+            vakra_embed::load(&vakra_embed::EMBEDDING_MODEL, Some(folder))
+                .map(|(embedder, _)| embedder)
+                .map_err(|e| e.to_string())
+        });
         Some(
             loaded
                 .as_ref()
@@ -302,9 +304,25 @@ pub(crate) fn search(
     question: &str,
     k: usize,
 ) -> Result<Vec<Ranked>, RetrievalError> {
+    search_vector(index, &embed_question(embedder, question)?, k)
+}
+
+/// The `k` documents nearest to `query` (at most all of them).
+pub(crate) fn search_vector(
+    index: &DomainIndex,
+    query: &[f32],
+    k: usize,
+) -> Result<Vec<Ranked>, RetrievalError> {
     let vectors = vectors_of(index)?;
-    let query = embed_question(embedder, question)?;
-    Ok(nearest(vectors, &query, k)
+    if query.len() != vectors.dimension {
+        return Err(RetrievalError::Dense(format!(
+            "a query vector of dimension {}, the index of domain {:?} holds {}",
+            query.len(),
+            index.manifest.domain,
+            vectors.dimension
+        )));
+    }
+    Ok(nearest(vectors, query, k.min(vectors.len()))
         .into_iter()
         .map(|(distance, ord)| Ranked {
             address: vectors.addresses[ord],

@@ -78,6 +78,12 @@ impl Layout {
         self.manifests().any(|m| m.dense.is_some())
     }
 
+    /// Whether every finished index with vectors has all of them from the Chroma store.
+    pub(crate) fn all_vectors_from_store(&self) -> bool {
+        self.manifests()
+            .all(|m| m.dense.is_none_or(|d| d.from_store == m.documents))
+    }
+
     /// The index folder of a domain whose name has been checked.
     pub(crate) fn index_dir(&self, domain: &str) -> PathBuf {
         self.indexes.join(domain)

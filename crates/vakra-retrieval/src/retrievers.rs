@@ -98,13 +98,12 @@ fn mode_name<S: serde::Serializer>(mode: &SearchMode, serializer: S) -> Result<S
 }
 
 impl SearchSetup {
-    /// `dense` when the ranking is the reference's, else the mode and, for dense search, the
-    /// model (`dense with <model>`): the comparability record's `capability_4_search`.
+    /// `dense` when the ranking is the reference's, else what it is: the comparability
+    /// record's `capability_4_search`.
     pub fn label(&self) -> String {
-        match (&self.not_reference, self.mode, &self.model) {
-            (None, _, _) => self.mode.name().to_owned(),
-            (Some(_), SearchMode::Dense, Some(model)) => format!("dense with {}", model.model),
-            (Some(_), mode, _) => mode.name().to_owned(),
+        match (&self.not_reference, self.mode) {
+            (Some(_), SearchMode::Dense) => "dense over vectors embedded by `vakra index`".into(),
+            (_, mode) => mode.name().to_owned(),
         }
     }
 }
@@ -343,6 +342,23 @@ impl Retrievers {
         index.fetch(&ranked)
     }
 
+    /// The `n_results` chunks nearest to `vector` (a question's embedding, made by the caller)
+    /// in `domain`'s stored vectors, ranked as dense search ranks them. Needs an index with
+    /// vectors of the same dimension; `n_results` as for [`Self::query`].
+    pub fn query_vector(
+        &self,
+        domain: &str,
+        vector: &[f32],
+        n_results: i128,
+    ) -> Result<Vec<QueryResult>, RetrievalError> {
+        let index = self.index(domain)?;
+        if !(1..=i128::from(u32::MAX)).contains(&n_results) {
+            return Err(RetrievalError::InvalidNResults(n_results));
+        }
+        let k = usize::try_from(n_results).unwrap_or(usize::MAX);
+        index.fetch(&crate::dense::search_vector(&index, vector, k)?)
+    }
+
     /// The opened index of a domain, opening it on first use.
     fn index(&self, domain: &str) -> Result<Arc<DomainIndex>, RetrievalError> {
         if !is_valid_domain_name(domain) {
@@ -390,11 +406,11 @@ fn settle(
     let with_model = |mode: SearchMode, (embedder, info): (Embedder, ModelInfo)| {
         let not_reference = match mode {
             SearchMode::Hybrid => Some("hybrid ranking was chosen (--search-mode hybrid)".into()),
-            _ if info.model != EMBEDDING_MODEL.repo_id || explicit.is_some() => Some(format!(
-                "the questions are embedded with the model in {}, which may not be the \
-                 reference's {}",
-                info.folder, EMBEDDING_MODEL.repo_id
-            )),
+            _ if !layout.all_vectors_from_store() => Some(
+                "some document vectors were embedded by `vakra index`, not read from the \
+                 reference's Chroma store"
+                    .into(),
+            ),
             _ => None,
         };
         tracing::info!(

@@ -426,3 +426,143 @@ fn a_root_without_documents_builds_nothing() {
     assert!(retrievers.indexed_domains().is_empty());
     assert!(retrievers.all_tools().expect("tools").is_empty());
 }
+
+/// Copies the folder `from` into `to`, recursively.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Stores written by the real `chromadb` (`scripts/make_chroma_store.py`): `vakra index` reads
+/// the vectors wherever Chroma keeps them — the log only (alpha), the HNSW folder (beta), the
+/// folder plus a log with an update, an upsert and a delete (gamma) — without a model; a search
+/// by vector returns the exact nearest chunks with hnswlib's distances bit for bit, and those
+/// are chromadb's own wherever its approximate search found the same chunks.
+#[test]
+fn chroma_stores_give_their_own_vectors_and_distances() {
+    let Some(stores) = vakra_test_kit::chroma::chroma_stores() else {
+        return;
+    };
+    let root = TempRoot::new();
+    copy_dir(
+        &stores.join("root/documents"),
+        &root.path().join("documents"),
+    );
+    let report = build_indexes(&root.data_root(), false).expect("build");
+    let built: Vec<(&str, usize, usize)> = report
+        .domains
+        .iter()
+        .map(|d| (d.domain.as_str(), d.documents, d.from_store))
+        .collect();
+    let mut sorted = built.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        [
+            ("alpha", 300, 300),
+            ("beta", 1000, 1000),
+            ("gamma", 1499, 1499)
+        ]
+    );
+    let retrievers = Retrievers::open(&root.data_root()).expect("open");
+    let expected: Value =
+        serde_json::from_slice(&std::fs::read(stores.join("expected.json")).unwrap()).unwrap();
+    let (mut compared, mut same_as_chroma) = (0, 0);
+    for (domain, cases) in expected.as_object().unwrap() {
+        let queries: Vec<Vec<f32>> = serde_json::from_value(cases["queries"].clone()).unwrap();
+        for answer in cases["answers"].as_array().unwrap() {
+            let k = answer["k"].as_i64().unwrap();
+            for (i, query) in queries.iter().enumerate() {
+                let results = retrievers
+                    .query_vector(domain, query, i128::from(k))
+                    .expect("query");
+                let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+                let distances: Vec<f64> = results.iter().map(|r| r.distance).collect();
+                let exact = &answer["exact"][i];
+                assert_eq!(
+                    ids,
+                    exact["ids"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.as_str().unwrap())
+                        .collect::<Vec<_>>(),
+                    "{domain} k={k} query {i}"
+                );
+                assert_eq!(
+                    distances,
+                    serde_json::from_value::<Vec<f64>>(exact["distances"].clone()).unwrap(),
+                    "{domain} k={k} query {i}"
+                );
+                let chroma_ids = &answer["chroma"]["ids"][i];
+                if chroma_ids == &exact["ids"] {
+                    same_as_chroma += 1;
+                    assert_eq!(
+                        &answer["chroma"]["distances"][i], &exact["distances"],
+                        "{domain} k={k} query {i}"
+                    );
+                }
+                compared += 1;
+            }
+        }
+    }
+    eprintln!(
+        "chromadb's approximate search returned the exact list for {same_as_chroma} of {compared} queries"
+    );
+    // With five results, HNSW finds the exact neighbours nearly always.
+    assert!(
+        same_as_chroma * 2 > compared,
+        "{same_as_chroma} of {compared}"
+    );
+    // The chunk texts and metadata are the store's.
+    let first = &retrievers
+        .query_vector("alpha", &vec![0.0; 384], 1)
+        .expect("query")[0];
+    assert!(
+        first.text.starts_with(&format!("Title {}\n", first.id)),
+        "{first:?}"
+    );
+    assert_eq!(first.metadata.len(), 2, "{first:?}");
+}
+
+/// A damaged store is a clear error naming the collection and what is wrong: a collection
+/// whose recorded dimension disagrees with its vectors, an HNSW folder cut short.
+#[test]
+fn damaged_chroma_stores_are_clear_errors() {
+    let Some(stores) = vakra_test_kit::chroma::chroma_stores() else {
+        return;
+    };
+    for (case, expected) in [
+        (
+            "wrongdim",
+            "collection \"alpha\": the stored vectors are damaged: header.bin: vectors of dimension 384, the collection's is 385",
+        ),
+        (
+            "partial",
+            "collection \"beta\": the stored vectors are damaged: data_level0.bin holds",
+        ),
+    ] {
+        let root = TempRoot::new();
+        copy_dir(
+            &stores.join(case).join("documents"),
+            &root.path().join("documents"),
+        );
+        let error = build_indexes(&root.data_root(), false).expect_err(case);
+        assert!(error.to_string().contains(expected), "{case}: {error}");
+        assert!(
+            !root
+                .path()
+                .join("indexes/beta/vakra-retrieval.json")
+                .exists()
+                || case == "wrongdim"
+        );
+    }
+}

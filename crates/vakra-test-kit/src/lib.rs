@@ -21,11 +21,15 @@
 //! - **HTTP and loopback** ([`http`], [`net`]): client requests, raw HTTP/1.1 exchanges, free
 //!   loopback ports and in-process servers on them.
 //! - **Data roots** ([`root`]): temporary data roots, empty or with the demo's data.
-//! - **The test model** ([`model`]): the MiniLM folder of the `dense` tests (required under
+//! - **The test model** ([`model`]): the MiniLM folder of the embedding tests (required under
 //!   `VAKRA_REQUIRE_MODEL`).
+//! - **Chroma stores** ([`chroma`]): stores written by the real `chromadb` in the Python that
+//!   `VAKRA_CHROMA_PYTHON` names, with chromadb's answers (required under
+//!   `VAKRA_REQUIRE_CHROMA`).
 //! - **Texts** ([`text`]): JSON files and arguments, and text comparisons that show a diff.
 //! - **Processes** ([`process`]): commands that must succeed.
 
+pub mod chroma;
 pub mod http;
 pub mod mcp;
 pub mod model;

@@ -1,4 +1,4 @@
-//! The model the `dense` feature's tests embed with: the all-MiniLM-L6-v2 folder that
+//! The model the embedding tests use: the all-MiniLM-L6-v2 folder that
 //! `crates/vakra-embed/scripts/fetch-minilm.sh` writes.
 
 use std::path::PathBuf;
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::switches::skip_or_fail;
 
 /// `VAKRA_MINILM_DIR`, or the script's default cache (`~/.cache/vakra-rs`). Missing: `None`,
-/// after [`skip_or_fail`] under `VAKRA_REQUIRE_MODEL` (`make test-dense` sets it).
+/// after [`skip_or_fail`] under `VAKRA_REQUIRE_MODEL` (`make test` sets it).
 #[track_caller]
 pub fn minilm_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("VAKRA_MINILM_DIR")
