@@ -2,10 +2,10 @@
 //! documents without one — and the dense and hybrid rankings over them. Distances are squared
 //! L2 computed as hnswlib computes them for Chroma (see [`l2_squared`]); the search is exact.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use indicatif::ProgressBar;
 use tantivy::DocAddress;
@@ -290,21 +290,78 @@ fn nearest(vectors: &Vectors, query: &[f32], depth: usize) -> Vec<(f32, usize)> 
     scored
 }
 
-fn embed_question(embedder: &Embedder, question: &str) -> Result<Vec<f32>, RetrievalError> {
-    embedder
-        .embed(&[question])?
-        .pop()
-        .ok_or_else(|| RetrievalError::Dense("the model returned no embedding".into()))
+/// Questions whose embeddings are kept.
+const RECENT_QUESTIONS: usize = 4096;
+/// Longer questions are embedded every time, so the kept ones stay within a few tens of MiB.
+const MAX_KEPT_QUESTION_BYTES: usize = 4096;
+
+/// The model that embeds questions, with the embeddings of recent questions kept: the same
+/// question comes back in every trial of a sample and from many agents, and embedding one costs
+/// tens of milliseconds where the search costs one (`docs/benchmarks.md`). Oldest out first.
+pub(crate) struct QueryEmbedder {
+    model: Embedder,
+    recent: Mutex<Recent>,
+}
+
+#[derive(Default)]
+struct Recent {
+    vectors: HashMap<String, Arc<[f32]>>,
+    order: VecDeque<String>,
+}
+
+impl QueryEmbedder {
+    pub(crate) fn new(model: Embedder) -> Self {
+        Self {
+            model,
+            recent: Mutex::new(Recent::default()),
+        }
+    }
+
+    pub(crate) fn model(&self) -> &Embedder {
+        &self.model
+    }
+
+    fn embed(&self, question: &str) -> Result<Arc<[f32]>, RetrievalError> {
+        if let Some(vector) = self
+            .recent
+            .lock()
+            .ok()
+            .and_then(|recent| recent.vectors.get(question).cloned())
+        {
+            return Ok(vector);
+        }
+        let vector: Arc<[f32]> = self
+            .model
+            .embed(&[question])?
+            .pop()
+            .ok_or_else(|| RetrievalError::Dense("the model returned no embedding".into()))?
+            .into();
+        if question.len() <= MAX_KEPT_QUESTION_BYTES
+            && let Ok(mut recent) = self.recent.lock()
+            && recent
+                .vectors
+                .insert(question.to_owned(), vector.clone())
+                .is_none()
+        {
+            recent.order.push_back(question.to_owned());
+            while recent.order.len() > RECENT_QUESTIONS {
+                if let Some(oldest) = recent.order.pop_front() {
+                    recent.vectors.remove(&oldest);
+                }
+            }
+        }
+        Ok(vector)
+    }
 }
 
 /// Dense ranking: the `k` documents nearest to the question.
 pub(crate) fn search(
     index: &DomainIndex,
-    embedder: &Embedder,
+    embedder: &QueryEmbedder,
     question: &str,
     k: usize,
 ) -> Result<Vec<Ranked>, RetrievalError> {
-    search_vector(index, &embed_question(embedder, question)?, k)
+    search_vector(index, &embedder.embed(question)?, k)
 }
 
 /// The `k` documents nearest to `query` (at most all of them).
@@ -337,13 +394,13 @@ pub(crate) fn search_vector(
 /// by both is at 0.
 pub(crate) fn hybrid(
     index: &DomainIndex,
-    embedder: &Embedder,
+    embedder: &QueryEmbedder,
     question: &str,
     k: usize,
 ) -> Result<Vec<Ranked>, RetrievalError> {
     let vectors = vectors_of(index)?;
     let depth = k.max(HYBRID_DEPTH).min(vectors.len());
-    let query = embed_question(embedder, question)?;
+    let query = embedder.embed(question)?;
     let mut fused: HashMap<usize, f32> = HashMap::new();
     for (rank, (_, ord)) in nearest(vectors, &query, depth).into_iter().enumerate() {
         *fused.entry(ord).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
@@ -375,7 +432,31 @@ pub(crate) fn hybrid(
 
 #[cfg(test)]
 mod tests {
-    use super::l2_squared;
+    use std::sync::Arc;
+
+    use super::{QueryEmbedder, RECENT_QUESTIONS, l2_squared};
+
+    /// A question asked again is not embedded again; the oldest of more than
+    /// `RECENT_QUESTIONS` is.
+    #[test]
+    fn recent_questions_keep_their_embeddings() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../vakra-embed/tests/fixtures/modernbert-tiny/cls");
+        let embedder = QueryEmbedder::new(vakra_embed::Embedder::load(&folder).unwrap());
+        let first = embedder.embed("which branch opens first").unwrap();
+        let again = embedder.embed("which branch opens first").unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        for i in 0..RECENT_QUESTIONS {
+            embedder.embed(&format!("q{i}")).unwrap();
+        }
+        let later = embedder.embed("which branch opens first").unwrap();
+        assert!(!Arc::ptr_eq(&first, &later), "the oldest was dropped");
+        assert_eq!(first, later);
+        assert_eq!(
+            embedder.recent.lock().unwrap().vectors.len(),
+            RECENT_QUESTIONS
+        );
+    }
 
     /// The lane order against a plain sum: one large square and many ones, which a running
     /// sum loses one by one and the lanes keep.

@@ -121,7 +121,7 @@ pub struct Retrievers {
     setup: SearchSetup,
     opened: RwLock<HashMap<String, Arc<DomainIndex>>>,
     /// The embedding model of the dense and hybrid modes, loaded at open.
-    embedder: Option<Arc<Embedder>>,
+    embedder: Option<Arc<crate::dense::QueryEmbedder>>,
 }
 
 impl std::fmt::Debug for Retrievers {
@@ -170,7 +170,7 @@ impl Retrievers {
             options,
             setup,
             opened: RwLock::new(HashMap::new()),
-            embedder: embedder.map(Arc::new),
+            embedder: embedder.map(|e| Arc::new(crate::dense::QueryEmbedder::new(e))),
         })
     }
 
@@ -374,7 +374,7 @@ impl Retrievers {
         }
         let index = Arc::new(DomainIndex::open(domain, &self.layout.index_dir(domain))?);
         if self.setup.mode != SearchMode::Bm25 {
-            crate::dense::check_compatible(&index, self.embedder()?)?;
+            crate::dense::check_compatible(&index, self.embedder()?.model())?;
         }
         if let Ok(mut map) = self.opened.write() {
             map.entry(domain.to_owned())
@@ -383,7 +383,7 @@ impl Retrievers {
         Ok(index)
     }
 
-    fn embedder(&self) -> Result<&Embedder, RetrievalError> {
+    fn embedder(&self) -> Result<&crate::dense::QueryEmbedder, RetrievalError> {
         self.embedder
             .as_deref()
             .ok_or_else(|| RetrievalError::Dense("no embedding model was loaded".into()))
