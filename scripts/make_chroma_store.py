@@ -11,6 +11,7 @@ vectors are synthetic (a fixed numpy seed); vectors are given explicitly, so no 
                               delete after the folder was written
         OUT/wrongdim/documents/      the store with alpha's dimension altered (384 → 385)
         OUT/partial/documents/       the store with beta's data_level0.bin cut short
+        OUT/cosine/documents/        the store with alpha's distance set to cosine
         OUT/expected.json            per collection: query vectors; for 5 and all neighbours,
                                      chromadb's ids and distances, and the exact neighbours
                                      (ids and distances as hnswlib computes them)
@@ -109,11 +110,16 @@ def tests(out: Path) -> None:
             ids, vectors = [ids[i] for i in keep], vectors[keep]
         expected[name] = expected_for(collection, ids, vectors, rng)
     del client
-    for case in ("wrongdim", "partial"):
+    for case in ("wrongdim", "partial", "cosine"):
         shutil.copytree(out / "root", out / case)
     import sqlite3
     connection = sqlite3.connect(out / "wrongdim" / "documents" / "chroma.sqlite3")
     connection.execute("UPDATE collections SET dimension = 385 WHERE name = 'alpha'")
+    connection.commit()
+    connection.close()
+    connection = sqlite3.connect(out / "cosine" / "documents" / "chroma.sqlite3")
+    connection.execute("UPDATE collections SET schema_str = replace(schema_str, '\"space\":\"l2\"', "
+                       "'\"space\":\"cosine\"') WHERE name = 'alpha'")
     connection.commit()
     connection.close()
     connection = sqlite3.connect(out / "partial" / "documents" / "chroma.sqlite3")

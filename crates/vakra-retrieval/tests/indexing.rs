@@ -534,7 +534,8 @@ fn chroma_stores_give_their_own_vectors_and_distances() {
 }
 
 /// A damaged store is a clear error naming the collection and what is wrong: a collection
-/// whose recorded dimension disagrees with its vectors, an HNSW folder cut short.
+/// whose recorded dimension disagrees with its vectors, an HNSW folder cut short; so is a
+/// collection with another distance than the reference's l2.
 #[test]
 fn damaged_chroma_stores_are_clear_errors() {
     let Some(stores) = vakra_test_kit::chroma::chroma_stores() else {

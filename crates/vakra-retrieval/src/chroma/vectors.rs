@@ -62,10 +62,27 @@ impl ChromaStore {
                 })
                 .map_err(|e| self.fail(e))?;
         let dimension = dimension.and_then(|d| usize::try_from(d).ok());
-        let embedding_function = [schema, config]
+        let configurations: Vec<serde_json::Value> = [schema, config]
             .into_iter()
             .flatten()
-            .find_map(|text| embedding_function_name(&text));
+            .filter_map(|text| serde_json::from_str(&text).ok())
+            .collect();
+        let setting = |key: &str| configurations.iter().find_map(|c| find_setting(c, &[key]));
+        let embedding_function =
+            setting("embedding_function").and_then(|f| f.get("name")?.as_str().map(str::to_owned));
+        // `space` sits in the schema (1.5), the configuration's `vector_index` (1.0) or its
+        // `hnsw_configuration` (0.x); l2 is the default of all and the reference's.
+        if let Some(space) = setting("space").and_then(|s| s.as_str().map(str::to_owned))
+            && space != "l2"
+        {
+            return Err(RetrievalError::DataFile {
+                path: self.path.clone(),
+                message: format!(
+                    "collection {:?}: its distance is {space:?}; only Chroma's default l2 is supported",
+                    collection.name
+                ),
+            });
+        }
         let mut vectors = StoredVectors {
             dimension,
             by_id: HashMap::new(),
@@ -311,23 +328,14 @@ fn floats(bytes: &[u8]) -> Option<Vec<f32>> {
     })
 }
 
-/// The `name` of the first `embedding_function` object in a collection's configuration.
-fn embedding_function_name(json: &str) -> Option<String> {
-    fn find(value: &serde_json::Value) -> Option<String> {
-        match value {
-            serde_json::Value::Object(map) => {
-                if let Some(name) = map
-                    .get("embedding_function")
-                    .and_then(|f| f.get("name"))
-                    .and_then(|n| n.as_str())
-                {
-                    return Some(name.to_owned());
-                }
-                map.values().find_map(find)
-            }
-            serde_json::Value::Array(items) => items.iter().find_map(find),
-            _ => None,
-        }
+/// The first value under one of `keys` anywhere in a collection's configuration.
+fn find_setting<'a>(value: &'a serde_json::Value, keys: &[&str]) -> Option<&'a serde_json::Value> {
+    match value {
+        serde_json::Value::Object(map) => keys
+            .iter()
+            .find_map(|k| map.get(*k).filter(|v| !v.is_null()))
+            .or_else(|| map.values().find_map(|v| find_setting(v, keys))),
+        serde_json::Value::Array(items) => items.iter().find_map(|v| find_setting(v, keys)),
+        _ => None,
     }
-    find(&serde_json::from_str(json).ok()?)
 }
