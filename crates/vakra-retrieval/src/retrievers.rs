@@ -414,9 +414,7 @@ fn settle(
             _ => None,
         };
         tracing::info!(
-            "capability 4 searches by {} with {} from {} ({})",
-            mode,
-            info.model,
+            "capability 4 searches by {mode} with the embedding model in {} (found by {})",
             info.folder,
             info.source
         );
