@@ -191,7 +191,7 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
             .iter()
             .map(|c| CallReport {
                 name: c.name.clone(),
-                arguments: crate::report::shown_arguments(&c.arguments),
+                arguments: crate::report::shown_json(&c.arguments),
             })
             .collect()
     };

@@ -370,12 +370,12 @@ pub fn shown(text: &str) -> String {
     }
 }
 
-/// A call's arguments as a report shows them: as they are, or, when their JSON is longer than
-/// [`MAX_SHOWN_CHARS`], that JSON cut by [`shown`].
-pub fn shown_arguments(arguments: &serde_json::Value) -> serde_json::Value {
-    let text = arguments.to_string();
+/// A value (a call's arguments, a tool's response) as a report shows it: as it is, or, when its
+/// JSON is longer than [`MAX_SHOWN_CHARS`], that JSON cut by [`shown`].
+pub fn shown_json(value: &serde_json::Value) -> serde_json::Value {
+    let text = value.to_string();
     if text.len() <= MAX_SHOWN_CHARS {
-        return arguments.clone();
+        return value.clone();
     }
     serde_json::Value::String(shown(&text))
 }
