@@ -116,11 +116,13 @@ pub fn read_text(path: &Path) -> Result<String, String> {
 }
 
 /// Why a text is not a JSON array.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ArrayError {
     /// Not JSON at all (serde_json's message, or the nesting limit's).
+    #[error("not valid JSON: {0}")]
     Json(String),
     /// Valid JSON, but not an array.
+    #[error("expected a JSON array of records")]
     NotArray,
 }
 
@@ -231,34 +233,38 @@ impl<T> Capped<T> {
 pub fn read_array(path: &Path) -> Result<Vec<Value>, String> {
     let text = read_text(path).map_err(|e| format!("cannot read: {e}"))?;
     let mut items = Vec::new();
-    match for_each_item(text.as_bytes(), |item| items.push(item)) {
-        Ok(_) => Ok(items),
-        Err(ArrayError::NotArray) => Err("expected a JSON array of records".into()),
-        Err(ArrayError::Json(e)) => Err(format!("not valid JSON: {e}")),
-    }
+    for_each_item(text.as_bytes(), |item| items.push(item)).map_err(|e| e.to_string())?;
+    Ok(items)
 }
 
 /// Parses one record; the error says what makes it unusable.
 pub fn parse_record(value: &Value) -> Result<Record, String> {
-    let object = value.as_object().ok_or("a record must be a JSON object")?;
+    take_record(value.clone())
+}
+
+/// Parses one record, moving its answers, arguments and responses out of `value` rather than
+/// copying them (a record's 300 MB answer is held once).
+pub fn take_record(value: Value) -> Result<Record, String> {
+    let Value::Object(mut object) = value else {
+        return Err("a record must be a JSON object".into());
+    };
     let uuid = match object.get("uuid") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
         _ => return Err("the record has no uuid".into()),
     };
-    let domain = object
-        .get("domain")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let additional_instructions = object
-        .get("additional_instructions")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let turns = match object.get("output") {
-        Some(Value::Array(turns)) => turns.iter().map(parse_turn).collect::<Result<_, _>>()?,
-        Some(Value::Object(_)) => vec![parse_turn(&object["output"])?],
+    let text = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let domain = text("domain");
+    let additional_instructions = text("additional_instructions");
+    let turns = match object.remove("output") {
+        Some(Value::Array(turns)) => turns.into_iter().map(take_turn).collect::<Result<_, _>>()?,
+        Some(turn @ Value::Object(_)) => vec![take_turn(turn)?],
         Some(Value::Null) | None => Vec::new(),
         Some(_) => return Err("`output` must be a list of turns".into()),
     };
@@ -293,19 +299,21 @@ pub fn parse_record(value: &Value) -> Result<Record, String> {
     })
 }
 
-fn parse_turn(value: &Value) -> Result<Turn, String> {
-    let object = value.as_object().ok_or("a turn must be a JSON object")?;
+fn take_turn(value: Value) -> Result<Turn, String> {
+    let Value::Object(mut object) = value else {
+        return Err("a turn must be a JSON object".into());
+    };
     let turn_id = object.get("turn_id").and_then(|v| match v {
         Value::Number(n) => n.as_i64(),
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     });
-    let query = match object.get("query") {
-        Some(Value::String(s)) => s.clone(),
+    let query = match object.remove("query") {
+        Some(Value::String(s)) => s,
         Some(Value::Null) | None => String::new(),
-        Some(other) => vakra_pytext::py_str(other),
+        Some(other) => vakra_pytext::py_str(&other),
     };
-    let answer = object.get("answer").cloned().unwrap_or(Value::Null);
+    let answer = object.remove("answer").unwrap_or(Value::Null);
     let mut turn = Turn {
         turn_id,
         query,
@@ -315,15 +323,15 @@ fn parse_turn(value: &Value) -> Result<Turn, String> {
         unnamed_calls: 0,
         lists_calls: false,
     };
-    match object.get("sequence") {
-        Some(Value::Object(sequence)) => read_sequence(sequence, &mut turn)?,
+    match object.remove("sequence") {
+        Some(Value::Object(sequence)) => take_sequence(sequence, &mut turn)?,
         // The published capability-1 sample wraps the sequence object in a list.
         Some(Value::Array(items)) => {
             for item in items {
-                let sequence = item
-                    .as_object()
-                    .ok_or("`sequence` must be an object (or a list of objects)")?;
-                read_sequence(sequence, &mut turn)?;
+                let Value::Object(sequence) = item else {
+                    return Err("`sequence` must be an object (or a list of objects)".into());
+                };
+                take_sequence(sequence, &mut turn)?;
             }
         }
         Some(Value::Null) | None => {}
@@ -334,11 +342,11 @@ fn parse_turn(value: &Value) -> Result<Turn, String> {
 
 /// Adds a sequence object's calls and stored responses to `turn`, and counts the `tool_call`
 /// items that are not calls.
-fn read_sequence(sequence: &Map<String, Value>, turn: &mut Turn) -> Result<(), String> {
-    match sequence.get("tool_call") {
+fn take_sequence(mut sequence: Map<String, Value>, turn: &mut Turn) -> Result<(), String> {
+    match sequence.remove("tool_call") {
         Some(Value::Array(items)) => {
             for item in items {
-                match parse_call(item) {
+                match take_call(item) {
                     Some(call) => turn.calls.push(call),
                     None => turn.unnamed_calls += 1,
                 }
@@ -349,21 +357,22 @@ fn read_sequence(sequence: &Map<String, Value>, turn: &mut Turn) -> Result<(), S
         None => {}
         Some(_) => return Err("`sequence.tool_call` must be a list".into()),
     }
-    if let Some(Value::Array(items)) = sequence.get("tool_response") {
-        turn.stored_responses.extend(items.iter().cloned());
+    if let Some(Value::Array(items)) = sequence.remove("tool_response") {
+        turn.stored_responses.extend(items);
     }
     Ok(())
 }
 
 /// A `tool_call` item that names a tool; `None` for anything else.
-fn parse_call(item: &Value) -> Option<Call> {
-    let call = item.as_object()?;
+fn take_call(item: Value) -> Option<Call> {
+    let Value::Object(mut call) = item else {
+        return None;
+    };
     let name = call.get("name")?.as_str()?.to_owned();
     Some(Call {
         name,
         arguments: call
-            .get("arguments")
-            .cloned()
+            .remove("arguments")
             .unwrap_or_else(|| Value::Object(Map::new())),
         label: call.get("label").and_then(Value::as_str).map(str::to_owned),
     })
@@ -396,20 +405,19 @@ pub fn read_records_with(path: &Path, mut each: impl FnMut(Record) + Send) -> Ve
     let mut problems = Capped::new(MAX_LISTED);
     let mut index = 0;
     let read = for_each_item(text.as_bytes(), |item| {
-        match parse_record(&item) {
+        let uuid = item.get("uuid").and_then(Value::as_str).map(str::to_owned);
+        match take_record(item) {
             Ok(record) => each(record),
             Err(message) => problems.push(Problem {
                 file: file.clone(),
-                uuid: item.get("uuid").and_then(Value::as_str).map(str::to_owned),
+                uuid,
                 message: format!("record {index}: {message}"),
             }),
         }
         index += 1;
     });
-    match read {
-        Ok(_) => {}
-        Err(ArrayError::NotArray) => return whole_file("expected a JSON array of records".into()),
-        Err(ArrayError::Json(e)) => return whole_file(format!("not valid JSON: {e}")),
+    if let Err(e) = read {
+        return whole_file(e.to_string());
     }
     problems.finish(|more| Problem {
         file: file.clone(),
