@@ -106,14 +106,16 @@ impl Inputs {
         }
     }
 
+    /// An integer field (an integral float too, as pydantic's lax mode takes it). Every integer
+    /// field bounds a slice (`limit`, `start_index`, `end_index`, `n`), where Python's integers
+    /// beyond 64 bits act as the nearest 64-bit one: such values are clamped, not refused.
     pub(crate) fn int(&mut self, field: &str, default: Option<i64>) -> Option<i64> {
         let value = self.json(field, default.map(Value::from))?;
         match &value {
             Value::Number(n) if n.as_i64().is_some() => n.as_i64(),
-            Value::Number(n)
-                if n.as_f64()
-                    .is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.2e18) =>
-            {
+            Value::Number(n) if n.is_u64() => Some(i64::MAX),
+            // `as` saturates beyond the range of i64.
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => {
                 n.as_f64().map(|f| f as i64)
             }
             _ => {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde_json::Value;
-use vakra_eval::records::{capability_of_dir, read_array};
+use vakra_eval::records::{capability_of_dir, for_each_item, read_array, read_text};
 
 /// Warns when the predictions are the ground truth itself (a mistaken path scores 100).
 pub fn warn_if_ground_truth(predictions: &Path, ground_truth: &Path) {
@@ -25,19 +25,21 @@ pub fn warn_if_ground_truth(predictions: &Path, ground_truth: &Path) {
     }
 }
 
-/// Writes the records of `file` into a new temporary folder laid out like `ground_truth`.
+/// Writes the records of `file` into a new temporary folder laid out like `ground_truth`,
+/// reading them one at a time and keeping only those of the ground truth's samples.
 pub fn lay_out(file: &Path, ground_truth: &Path) -> anyhow::Result<tempfile::TempDir> {
-    let records = read_array(file)
-        .map_err(anyhow::Error::msg)
-        .with_context(|| format!("--predictions {}", file.display()))?;
+    let context = || format!("--predictions {}", file.display());
+    let text = read_text(file)
+        .map_err(|e| anyhow::anyhow!("cannot read: {e}"))
+        .with_context(context)?;
     let capability_of = ground_truth_uuids(ground_truth)?;
     let mut files: BTreeMap<(String, String), Vec<Value>> = BTreeMap::new();
     let mut unmatched = 0usize;
-    for record in records {
+    for_each_item(text.as_bytes(), |record| {
         let uuid = record.get("uuid").and_then(Value::as_str);
         let Some((folder, truth_domain)) = uuid.and_then(|u| capability_of.get(u)) else {
             unmatched += 1;
-            continue;
+            return;
         };
         let domain = record
             .get("domain")
@@ -49,7 +51,9 @@ pub fn lay_out(file: &Path, ground_truth: &Path) -> anyhow::Result<tempfile::Tem
             .entry((folder.clone(), domain))
             .or_default()
             .push(record);
-    }
+    })
+    .with_context(context)?;
+    drop(text);
     if unmatched > 0 {
         eprintln!(
             "Warning: {unmatched} records of {} have no uuid of the ground truth; they are not scored",

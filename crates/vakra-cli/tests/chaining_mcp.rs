@@ -4,7 +4,7 @@
 use std::process::Stdio;
 
 use crate::common::official_client_check;
-use serde_json::json;
+use serde_json::{Value, json};
 use vakra_test_kit::mcp::{McpClient as Client, call_tool, stdio_client};
 use vakra_test_kit::paths::repo_root;
 
@@ -189,6 +189,32 @@ async fn bad_input_gets_the_reference_texts() {
         peek.starts_with("{\"handle\": \"retrieved_data_2\""),
         "{peek}"
     );
+    // Integers beyond 64 bits act as Python's do: a limit beyond the column keeps all of it,
+    // a negative one is no limit.
+    let records = |peek: &str| -> Value {
+        serde_json::from_str::<Value>(peek).unwrap()["num_records"].clone()
+    };
+    let (whole, _) = call_tool(
+        &c,
+        "retrieve_data",
+        json!({"data_label": all, "key_name": "genre"}),
+    )
+    .await;
+    let beyond: Value = serde_json::from_str("18446744073709551616").unwrap();
+    let below: Value = serde_json::from_str("-18446744073709551616").unwrap();
+    for limit in [json!(u64::MAX), beyond, below] {
+        let (peek, is_error) = call_tool(
+            &c,
+            "retrieve_data",
+            json!({"data_label": all, "key_name": "genre", "limit": limit}),
+        )
+        .await;
+        assert!(
+            !is_error && peek.contains("\"handle\": \"retrieved_data_"),
+            "{limit}: {peek}"
+        );
+        assert_eq!(records(&peek), records(&whole), "{limit}: {peek}");
+    }
     let (text, is_error) = call_tool(&c, "select_data_equal_to", json!({})).await;
     assert!(is_error);
     assert_eq!(text, "Unknown tool: select_data_equal_to");

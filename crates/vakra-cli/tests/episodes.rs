@@ -526,3 +526,46 @@ fn the_openenv_python_client_plays_the_demo_split() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The submit's observation is bounded: long arguments, answers and replayed texts are shown cut
+/// with the count of what was left out, while the reward is reached on them whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_submit_observation_shows_long_texts_cut() {
+    let server = episode_server(&[]);
+    let truth = demo_truths()
+        .into_iter()
+        .find(|t| t.capability_dir.starts_with("capability_2") && !t.calls.is_empty())
+        .unwrap();
+    let mut env = Env::connect(&server).await;
+    play(&mut env, &truth, truth.calls.len()).await;
+    let first = &truth.calls[0];
+    let mut arguments = first["arguments"].as_object().cloned().unwrap_or_default();
+    arguments.insert("padding".into(), json!("z".repeat(50_000)));
+    env.call(first["name"].as_str().unwrap(), &arguments).await;
+    let long_answer = format!("{}{}", truth.answer, " ".repeat(30_000));
+    let done = env.answer(&long_answer).await;
+    let observation = &done["observation"];
+    let size = observation.to_string().len();
+    assert!(size < 200_000, "the observation holds {size} bytes");
+    assert!(
+        observation["answer"]
+            .as_str()
+            .unwrap()
+            .ends_with("more characters not shown)"),
+        "the answer is shown cut"
+    );
+    let calls = observation["prediction"]["output"][0]["sequence"]["tool_call"]
+        .as_array()
+        .unwrap();
+    assert_eq!(calls.len(), truth.calls.len() + 1);
+    let padded = calls.last().unwrap()["arguments"].as_str().unwrap();
+    assert!(
+        padded.ends_with("more characters not shown)"),
+        "{}",
+        &padded[9_900..]
+    );
+    let verdict = &observation["verdict"];
+    assert!(verdict["pred_answer"].as_str().unwrap().len() < 11_000 * 4);
+    assert_eq!(verdict["score"].as_f64(), done["reward"].as_f64());
+    assert_eq!(verdict["pred_steps"], truth.calls.len() + 1);
+}

@@ -179,3 +179,120 @@ fn the_ground_truth_as_predictions_is_warned_about() {
         "{stderr}"
     );
 }
+
+/// A hostile prediction file gets a bounded report: problems listed up to 1,000 per file and
+/// counted after that, records of unknown samples named up to 1,000, a long answer judged whole
+/// but shown cut.
+#[test]
+fn hostile_predictions_get_a_bounded_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("capability_2_dashboard_apis");
+    std::fs::create_dir(&folder).unwrap();
+    let zeros = vec!["0"; 200_000].join(",");
+    std::fs::write(folder.join("weather.json"), format!("[{zeros}]")).unwrap();
+    let gt = crate::common::demo_ground_truth("capability_2_dashboard_apis", "library");
+    let mut record = gt[0].clone();
+    let long_answer = "y".repeat(50_000);
+    record["output"].as_array_mut().unwrap().last_mut().unwrap()["answer"] = json!(long_answer);
+    let mut records = vec![record.clone()];
+    records.extend((0..1_500).map(|i| json!({"uuid": format!("unknown-{i}")})));
+    std::fs::write(
+        folder.join("library.json"),
+        Value::Array(records).to_string(),
+    )
+    .unwrap();
+
+    let root = demo_root(false);
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("report.json");
+    let output = vakra()
+        .args(["eval", "--quiet", "--capability", "2", "--ground-truth"])
+        .arg(crate::common::demo_split())
+        .arg("--predictions")
+        .arg(dir.path())
+        .arg("--root")
+        .arg(root.path())
+        .arg("--report")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size < 1_000_000, "the report holds {size} bytes");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let problems = report["problems"].as_array().unwrap();
+    let of_weather: Vec<&str> = problems
+        .iter()
+        .filter(|p| p["file"].as_str().unwrap().ends_with("weather.json"))
+        .map(|p| p["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(of_weather.len(), 1_001, "{:?}", &of_weather[..3]);
+    assert_eq!(
+        of_weather[1_000],
+        "199000 more unusable records, not listed"
+    );
+    let capability = &report["capabilities"]["2"];
+    assert_eq!(
+        capability["extra_prediction_uuids"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1_000
+    );
+    assert!(
+        problems.iter().any(|p| p["message"]
+            == "500 more records of samples not in the ground truth, not listed in extra_prediction_uuids"),
+        "{problems:?}"
+    );
+    let uuid = gt[0]["uuid"].as_str().unwrap();
+    let sample = crate::common::report_sample(&report, "2", uuid);
+    let shown = sample["pred_answer"].as_str().unwrap();
+    assert!(
+        shown.starts_with(&"y".repeat(10_000))
+            && shown.ends_with("… (40000 more characters not shown)"),
+        "{}",
+        &shown[9_990..]
+    );
+}
+
+/// `vakra eval diff`, `merge` and `board` refuse a FIFO or a device at once with a clear error.
+#[test]
+fn reports_that_are_not_regular_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.json");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo only creates the named pipe at a path of this test's own folder.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let zero = Path::new("/dev/zero");
+    let html = dir.path().join("board.html");
+    let runs: [Vec<&std::ffi::OsStr>; 4] = [
+        vec!["diff".as_ref(), fifo.as_ref(), zero.as_ref()],
+        vec!["diff".as_ref(), zero.as_ref(), fifo.as_ref()],
+        vec![
+            "merge".as_ref(),
+            fifo.as_ref(),
+            zero.as_ref(),
+            "--report".as_ref(),
+            html.as_ref(),
+        ],
+        vec![
+            "board".as_ref(),
+            zero.as_ref(),
+            "--html".as_ref(),
+            html.as_ref(),
+        ],
+    ];
+    for args in runs {
+        let started = Instant::now();
+        let output = vakra()
+            .arg("eval")
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?}: {stderr}");
+        assert!(stderr.contains("not a regular file"), "{args:?}: {stderr}");
+        assert!(started.elapsed() < Duration::from_secs(30), "{args:?}");
+    }
+}

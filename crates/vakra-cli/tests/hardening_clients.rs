@@ -262,3 +262,40 @@ async fn one_client_cannot_take_every_episode() {
     let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
     assert_eq!(answer["type"], "observation", "{answer}");
 }
+
+/// An event stream (GET) does not outlive its session: a session with nothing but a held
+/// stream is idle, expires after `--session-idle-secs`, and its stream ends with it.
+#[tokio::test]
+async fn an_event_stream_ends_when_its_idle_session_expires() {
+    let root = demo_root(false);
+    let server = Server::start(&[
+        "--root",
+        root.path().to_str().unwrap(),
+        "--call-time-limit",
+        "1",
+        "--session-idle-secs",
+        "2",
+    ]);
+    let path = "/mcp/2/library";
+    let session = open_session(&server, path);
+    let address = server.base.strip_prefix("http://").unwrap().to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\
+         Connection: close\r\nMcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answer))
+        .await
+        .expect("the stream ends within 30 s")
+        .unwrap();
+    let took = started.elapsed();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    assert!(
+        took >= Duration::from_secs(1),
+        "ended after {took:?}: {answer}"
+    );
+}

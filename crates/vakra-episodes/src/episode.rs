@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use vakra_eval::replay::{CallIssue, ReplaySession};
+use vakra_eval::report::{SampleReport, shown, shown_json};
 use vakra_eval::{Connector, Judging};
 use vakra_runner::Prompts;
 use vakra_runner::opening::{enter_universe, first_messages};
@@ -288,20 +289,53 @@ impl Episode {
         self.reward = Some(reward.value);
         Ok(Step {
             observation: object([
-                ("answer", answer),
+                ("answer", shown_json(&answer)),
                 ("truncated", truncated.into()),
                 ("reward_mode", reward.mode.into()),
                 ("recovered", json!(reward.recovered)),
-                (
-                    "verdict",
-                    serde_json::to_value(&reward.verdict).unwrap_or_default(),
-                ),
-                ("prediction", prediction),
+                ("verdict", shown_verdict(reward.verdict)),
+                ("prediction", shown_prediction(prediction)),
             ]),
             reward: Some(reward.value),
             done: true,
         })
     }
+}
+
+/// The verdict as the submit's observation shows it: replayed responses and problem lines cut
+/// by [`shown_json`] (the reward was reached on them whole), so that an episode's calls cannot
+/// make the message huge.
+fn shown_verdict(mut verdict: SampleReport) -> Value {
+    if let Some(responses) = verdict.responses.as_mut() {
+        let all = responses.ground_truth.iter_mut();
+        for response in all.chain(responses.prediction.iter_mut()) {
+            *response = shown_json(response);
+        }
+    }
+    for problem in &mut verdict.problems {
+        *problem = shown(problem);
+    }
+    serde_json::to_value(&verdict).unwrap_or_default()
+}
+
+/// The prediction record as the submit's observation shows it: each call's arguments and each
+/// answer cut by [`shown_json`].
+fn shown_prediction(mut prediction: Value) -> Value {
+    let turns = prediction.get_mut("output").and_then(Value::as_array_mut);
+    for turn in turns.into_iter().flatten() {
+        if let Some(answer) = turn.get_mut("answer") {
+            *answer = shown_json(answer);
+        }
+        let calls = turn
+            .pointer_mut("/sequence/tool_call")
+            .and_then(Value::as_array_mut);
+        for call in calls.into_iter().flatten() {
+            if let Some(arguments) = call.get_mut("arguments") {
+                *arguments = shown_json(arguments);
+            }
+        }
+    }
+    prediction
 }
 
 /// OpenEnv's `ToolError` for a call that got no result.

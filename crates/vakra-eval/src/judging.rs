@@ -143,7 +143,12 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
         return (report, judge_errors);
     };
     let pred_turn = &pred.turns[pred_index];
-    report.pred_answer = answer_text(&pred_turn.answer);
+    // Judged whole, shown cut: a string answer is not copied.
+    let pred_answer_text = match &pred_turn.answer {
+        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(answer_text(other)),
+    };
+    report.pred_answer = crate::report::shown(&pred_answer_text);
 
     let (pred_replay, gt_replay) = tokio::join!(
         replay(config, &sample, &pred, false),
@@ -186,7 +191,7 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
             .iter()
             .map(|c| CallReport {
                 name: c.name.clone(),
-                arguments: c.arguments.clone(),
+                arguments: crate::report::shown_json(&c.arguments),
             })
             .collect()
     };
@@ -224,10 +229,6 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
     };
     let exact_passed = exact.passed();
     report.judges.exact_match = Some(exact);
-    let pred_answer_text = match &pred_turn.answer {
-        Value::String(s) => s.clone(),
-        other => answer_text(other),
-    };
     let query = &gt_turn.query;
     let answer_ok = if exact_passed {
         true

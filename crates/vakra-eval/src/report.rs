@@ -354,6 +354,32 @@ pub fn percent(part: f64, whole: f64) -> f64 {
     }
 }
 
+/// The most characters of a prediction's answer, or of a call's arguments as JSON, a report
+/// shows: a 300 MB answer is judged whole but shown cut, so reports stay small.
+pub const MAX_SHOWN_CHARS: usize = 10_000;
+
+/// `text` as a report shows it: cut after [`MAX_SHOWN_CHARS`] characters, saying how many more
+/// there were.
+pub fn shown(text: &str) -> String {
+    match text.char_indices().nth(MAX_SHOWN_CHARS) {
+        None => text.to_owned(),
+        Some((end, _)) => {
+            let more = text[end..].chars().count();
+            format!("{}… ({more} more characters not shown)", &text[..end])
+        }
+    }
+}
+
+/// A value (a call's arguments, a tool's response) as a report shows it: as it is, or, when its
+/// JSON is longer than [`MAX_SHOWN_CHARS`], that JSON cut by [`shown`].
+pub fn shown_json(value: &serde_json::Value) -> serde_json::Value {
+    let text = value.to_string();
+    if text.len() <= MAX_SHOWN_CHARS {
+        return value.clone();
+    }
+    serde_json::Value::String(shown(&text))
+}
+
 /// One scored sample (the ground truth's last turn).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SampleReport {

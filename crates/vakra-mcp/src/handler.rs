@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use chrono::Utc;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -91,6 +91,21 @@ impl ServerHandler for EnvServer {
     /// counters) and per-session tool lists.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    /// A request rmcp could not type: an unknown method, or a known one whose params do not
+    /// parse (`tools/call` with `arguments` as a list). The Python SDK answers every request
+    /// that fails its validation with invalid params, "Invalid request parameters", data "".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        tracing::debug!(method = request.method, "request that does not validate");
+        Err(ErrorData::invalid_params(
+            "Invalid request parameters",
+            Some(Value::String(String::new())),
+        ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -325,5 +340,58 @@ mod tests {
         // A tool listed nowhere is not validated: the server answers.
         assert_eq!(call("gone", json!({})).await, ("gone ran".into(), false));
         client.cancel().await.unwrap();
+    }
+
+    /// Requests that fail the Python SDK's validation (`arguments` a list, an unknown method)
+    /// are answered as it answers them: -32602, "Invalid request parameters", data "".
+    #[tokio::test]
+    async fn requests_that_do_not_validate_get_invalid_params() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let server = EnvServer::of(
+            Arc::new(Growing::default()),
+            1 << 20,
+            Duration::from_secs(5),
+            vakra_lanes::Lanes::unshared("tests"),
+        );
+        let (server_end, client_end) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_end).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, mut write) = tokio::io::split(client_end);
+        let mut lines = tokio::io::BufReader::new(read).lines();
+        let requests = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "grow", "arguments": [1, 2]}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "no/such/method", "params": {}}),
+        ];
+        for request in requests {
+            write
+                .write_all(format!("{request}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        let mut answers = Vec::new();
+        while answers.len() < 3 {
+            let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+                .await
+                .expect("an answer within 10 s")
+                .unwrap()
+                .expect("a line");
+            answers.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+        for id in [2, 3] {
+            let answer = answers.iter().find(|a| a["id"] == id).unwrap();
+            assert_eq!(
+                answer["error"],
+                json!({"code": -32602, "message": "Invalid request parameters", "data": ""}),
+                "{answer}"
+            );
+        }
     }
 }
