@@ -1,9 +1,7 @@
 //! Bad input through the MCP tools: the reference's texts for what it rejects, clear errors for
 //! what it cannot have (missing or damaged indexes), and never a panic.
 
-pub mod common;
-
-use common::{RetrievalRoot, result_ids};
+use crate::common::{RetrievalRoot, result_ids};
 use serde_json::{Value, json};
 use vakra_retrieval::{RetrievalError, Retrievers, build_indexes};
 use vakra_test_kit::root::TempRoot;

@@ -1,12 +1,10 @@
 //! The retriever HTTP API: FastAPI's bodies and statuses.
 
-pub mod common;
-
 use std::sync::Arc;
 
+use crate::common::RetrievalRoot;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use common::RetrievalRoot;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 use vakra_retrieval::{Retrievers, build_indexes, http_router};

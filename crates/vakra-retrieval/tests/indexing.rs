@@ -1,8 +1,6 @@
 //! Building indexes from JSONL and from a Chroma store, and what queries return.
 
-pub mod common;
-
-use common::{RetrievalRoot, result_ids, write_chroma};
+use crate::common::{RetrievalRoot, result_ids, write_chroma};
 use serde_json::{Value, json};
 use vakra_retrieval::{RetrievalError, Retrievers, Source, build_indexes, results_json};
 use vakra_test_kit::root::TempRoot;

@@ -1,9 +1,7 @@
 //! Recall@10 on the demo questions: each needs an API hop and a document hop, and the document
 //! hop must find the gold chunk among the first ten results of the question's own domain.
 
-pub mod common;
-
-use common::{RetrievalRoot, demo_questions, result_ids};
+use crate::common::{RetrievalRoot, demo_questions, result_ids};
 use serde_json::json;
 use vakra_retrieval::{Retrievers, build_indexes};
 use vakra_test_kit::root::TempRoot;
@@ -50,8 +48,8 @@ mod dense {
     };
 
     use super::TempRoot;
-    use super::common::RetrievalRoot;
     use super::recall_at_10;
+    use crate::common::RetrievalRoot;
     use vakra_test_kit::model::minilm_dir;
 
     #[test]

@@ -1,8 +1,6 @@
 //! The `query_<domain>` tools as the reference's capability-4 combined server lists them.
 
-pub mod common;
-
-use common::{RetrievalRoot, reference_file};
+use crate::common::{RetrievalRoot, reference_file};
 use serde_json::{Value, json};
 use vakra_retrieval::Retrievers;
 use vakra_test_kit::root::TempRoot;

@@ -1,0 +1,12 @@
+//! vakra-retrieval's integration tests: one module a file, in one test binary (`integration`),
+//! so that the crate's tests are linked once (`autotests = false`). `cargo test -p
+//! vakra-retrieval --test integration <module>::` runs one file's tests; a new file needs its
+//! `mod` line here.
+
+mod common;
+
+mod errors;
+mod http;
+mod indexing;
+mod recall;
+mod tools;
