@@ -192,6 +192,10 @@ fn cached(cache: &Path, repo_id: &str) -> Option<PathBuf> {
 /// Downloads the model's files into the cache; the snapshot appears only once complete.
 fn download(cache: &Path, repo_id: &str, endpoint: &str) -> Result<PathBuf, String> {
     let endpoint = endpoint.trim_end_matches('/');
+    tracing::info!(
+        "downloading {repo_id} from {endpoint} into {} (first use; HF_HUB_OFFLINE=1 forbids it)",
+        cache.display()
+    );
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_connect(Some(Duration::from_secs(30)))
