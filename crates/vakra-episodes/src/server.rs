@@ -263,8 +263,16 @@ async fn connection(
         // The socket is read while the message is answered: pings are answered (a client's
         // keep-alive survives a long call), and a client that leaves cancels its step.
         let answered = {
+            // Integers beyond 64 bits (read as floats) reach the tools with their digits, as
+            // over MCP's own transports.
             let answering = answer(&service.setup, &mut episode, &text);
-            tokio::pin!(answering);
+            let mut answering: std::pin::Pin<Box<dyn Future<Output = _> + Send>> =
+                match vakra_mcp::big_integers_in(text.as_bytes()) {
+                    Some(found) => {
+                        Box::pin(vakra_pytext::digits::WithDigits::new(found.0, answering))
+                    }
+                    None => Box::pin(answering),
+                };
             loop {
                 tokio::select! {
                     reply = &mut answering => break Some(reply),
