@@ -598,3 +598,26 @@ async fn big_integers_in_actions_keep_their_digits() {
         );
     }
 }
+
+/// `vakra serve --episodes … --max-shown-chars 50`: the submit's observation shows a
+/// 300-character answer cut at 50 characters, the reward reached on it whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shown_characters_are_a_flag() {
+    let server = episode_server(&["--max-shown-chars", "50"]);
+    let truth = demo_truths()
+        .into_iter()
+        .find(|t| t.capability_dir.starts_with("capability_2") && !t.calls.is_empty())
+        .unwrap();
+    let mut env = Env::connect(&server).await;
+    play(&mut env, &truth, truth.calls.len()).await;
+    let done = env.answer(&"y".repeat(300)).await;
+    let shown = done["observation"]["answer"].as_str().unwrap();
+    assert!(
+        shown.chars().count() < 100 && shown.ends_with("more characters not shown)"),
+        "{shown}"
+    );
+    assert_eq!(
+        done["observation"]["verdict"]["score"].as_f64(),
+        done["reward"].as_f64()
+    );
+}
