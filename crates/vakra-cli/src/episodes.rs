@@ -36,6 +36,8 @@ pub struct EpisodeArgs {
     #[arg(long = "episode-idle-secs", default_value = "600", value_parser = crate::parse_seconds)]
     episode_idle: Duration,
     #[command(flatten)]
+    shown_limit: crate::input_limits::ShownLimitArg,
+    #[command(flatten)]
     judge: crate::judge_args::JudgeArgs,
 }
 
@@ -54,6 +56,7 @@ impl EpisodeArgs {
             self.episode_max_steps > 0,
             "--episode-max-steps must be at least 1"
         );
+        self.shown_limit.install();
         let split = Split::load(path)?;
         for skipped in &split.skipped {
             tracing::warn!("episodes: {skipped}");

@@ -88,6 +88,13 @@ pub struct EvalArgs {
     /// those whose uuid hashes to I; `vakra eval merge` joins the N reports.
     #[arg(long)]
     shard: Option<vakra_eval::Shard>,
+    /// Trials of one sample scored; further trials of it are problems of the report.
+    #[arg(long = "max-trials", default_value_t = vakra_eval::evaluate::DEFAULT_MAX_TRIALS)]
+    max_trials: usize,
+    #[command(flatten)]
+    read_limits: crate::input_limits::ReadLimitArgs,
+    #[command(flatten)]
+    shown_limit: crate::input_limits::ShownLimitArg,
     #[command(flatten)]
     data: DataArgs,
 }
@@ -99,6 +106,9 @@ fn run(args: EvalArgs) -> anyhow::Result<()> {
     else {
         anyhow::bail!("--ground-truth, --predictions and --report are required");
     };
+    anyhow::ensure!(args.max_trials > 0, "--max-trials must be at least 1");
+    args.read_limits.install()?;
+    args.shown_limit.install();
     anyhow::ensure!(
         ground_truth.is_dir(),
         "--ground-truth {}: not a folder",
@@ -145,6 +155,7 @@ fn run(args: EvalArgs) -> anyhow::Result<()> {
         progress: !args.quiet,
         prices: prices(&args)?,
         shard: args.shard,
+        max_trials: args.max_trials,
     };
     let runtime = crate::runtime::build(None)?;
     let report = runtime.block_on(vakra_eval::run(config));

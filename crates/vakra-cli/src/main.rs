@@ -12,6 +12,7 @@ mod eval_merge;
 mod eval_report;
 mod import;
 mod index;
+mod input_limits;
 mod judge_args;
 mod logging;
 mod mcp;

@@ -123,6 +123,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(episodes) = args.episodes.router(&options, args.max_body_bytes)? {
         app = app.nest("/openenv", episodes);
     }
+    let body_guard = Arc::new(BodyGuard::new(
+        args.body_time_limit,
+        args.max_body_bytes,
+        args.max_body_bytes_in_flight
+            .unwrap_or(args.max_body_bytes.saturating_mul(64)),
+    ));
     let app = app
         .merge(vakra_explorer::router(options.clone(), Arc::clone(&bird)))
         .nest("/retriever", vakra_retrieval::http_router(retrievers))
@@ -131,12 +137,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             args.max_body_bytes,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            Arc::new(BodyGuard::new(
-                args.body_time_limit,
-                args.max_body_bytes,
-                args.max_body_bytes_in_flight
-                    .unwrap_or(args.max_body_bytes.saturating_mul(64)),
-            )),
+            Arc::clone(&body_guard),
             guard_body,
         ));
     let connections = Connections::new(args.max_connections, args.max_client_connections);
@@ -180,7 +181,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 }
             });
         };
-        let serving = serve_http(listener, app, connections, stopping);
+        let serving = serve_http(listener, app, connections, body_guard, stopping);
         // A call that outlives the grace period (and the time to send the answers of the
         // others) would keep its connection, and the server, alive: it is cut off.
         let deadline = async move {
@@ -222,6 +223,7 @@ async fn serve_http(
     listener: tokio::net::TcpListener,
     app: axum::Router,
     admission: Connections,
+    body_guard: Arc<BodyGuard>,
     stopping: impl std::future::Future<Output = ()>,
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
@@ -254,13 +256,21 @@ async fn serve_http(
         };
         // Every request carries its client's address: the key of its share of the lanes.
         let client = vakra_lanes::Client(peer.ip().to_canonical());
+        // An upgraded connection's unread messages count against the body budget.
+        let charge = body_guard.charge();
+        let charged = vakra_episodes::Charged(Arc::clone(&charge) as _);
         let service = TowerToHyperService::new(app.clone().map_request(
             move |r: axum::extract::Request<hyper::body::Incoming>| {
                 let mut r = r.map(axum::body::Body::new);
                 r.extensions_mut().insert(client);
+                r.extensions_mut().insert(charged.clone());
                 r
             },
         ));
+        let stream = crate::serve_guard::Counted {
+            inner: stream,
+            charge,
+        };
         let mut stop = signal.subscribe();
         let open = connections.clone();
         tokio::spawn(async move {

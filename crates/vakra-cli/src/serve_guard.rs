@@ -1,11 +1,15 @@
 //! What `vakra serve` bounds before any handler runs, so that slow or many clients cannot take
 //! the server's memory or descriptors: a whole request body must arrive within a time limit,
-//! the bytes of bodies being received at once share one budget, and the number of open
+//! the bytes of bodies being received at once share one budget (with the bytes an episode's
+//! WebSocket has read and not yet delivered as a message), and the number of open
 //! connections stays below the descriptor limit. Each refusal is a clear answer, and the log
 //! lines about them are rate-limited.
 
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -14,10 +18,12 @@ use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use vakra_lanes::{Share, Shares, Throttled};
 
 /// The body limits of one server.
+#[derive(Clone)]
 pub struct BodyGuard {
     /// The longest a client may take to send a whole body.
     pub time_limit: Duration,
@@ -26,7 +32,9 @@ pub struct BodyGuard {
     /// Bytes of bodies being received at once, over all connections.
     budget: Arc<Semaphore>,
     budget_bytes: usize,
-    refusals: Throttled,
+    refusals: Arc<Throttled>,
+    /// Upgraded connections closed for the budget (logged apart from refused bodies).
+    closes: Arc<Throttled>,
 }
 
 impl BodyGuard {
@@ -36,8 +44,116 @@ impl BodyGuard {
             max_body_bytes,
             budget: Arc::new(Semaphore::new(budget_bytes.min(Semaphore::MAX_PERMITS))),
             budget_bytes,
-            refusals: Throttled::new(),
+            refusals: Arc::new(Throttled::new()),
+            closes: Arc::new(Throttled::new()),
         }
+    }
+
+    /// The charge of one connection's upgraded bytes against this guard's budget.
+    pub fn charge(&self) -> Arc<Charge> {
+        Arc::new(Charge {
+            guard: self.clone(),
+            armed: AtomicBool::new(false),
+            held: Mutex::new(None),
+        })
+    }
+}
+
+/// What one connection, once upgraded (an episode's WebSocket), has read and not yet delivered
+/// as a whole message, held against the body budget: a half-sent frame costs what a half-sent
+/// body costs. Beyond the budget the connection's reads fail, so it is closed.
+pub struct Charge {
+    guard: BodyGuard,
+    armed: AtomicBool,
+    held: Mutex<Option<OwnedSemaphorePermit>>,
+}
+
+impl Charge {
+    fn take(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 || !self.armed.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let permit = u32::try_from(n).ok().and_then(|n| {
+            Arc::clone(&self.guard.budget)
+                .try_acquire_many_owned(n)
+                .ok()
+        });
+        let Some(permit) = permit else {
+            let message = format!(
+                "an episode's connection was closed: the server is receiving {} bytes of \
+                 request bodies and WebSocket messages already (--max-body-bytes-in-flight)",
+                self.guard.budget_bytes
+            );
+            let _ = self.guard.closes.warn(&message);
+            return Err(std::io::Error::other(message));
+        };
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        match held.as_mut() {
+            Some(all) => all.merge(permit),
+            None => *held = Some(permit),
+        }
+        Ok(())
+    }
+}
+
+impl vakra_episodes::ReadCharge for Charge {
+    fn arm(&self) {
+        self.armed.store(true, Ordering::Relaxed);
+    }
+
+    fn settle(&self) {
+        self.held.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+}
+
+/// A connection's stream whose reads are charged to its [`Charge`] (once armed).
+pub struct Counted<S> {
+    pub inner: S,
+    pub charge: Arc<Charge>,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let read = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = read {
+            self.charge.take(buf.filled().len() - before)?;
+        }
+        read
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
     }
 }
 

@@ -41,11 +41,14 @@ pub struct ValidateArgs {
     /// Bundle: the `vakra eval` report of these predictions, whose scores go into metadata.json.
     #[arg(long, requires = "bundle")]
     report: Option<PathBuf>,
+    #[command(flatten)]
+    read_limits: crate::input_limits::ReadLimitArgs,
 }
 
 /// Checks prediction files as the reference's `validate_output.py` does; fails (exit 1) on any
 /// error or when there is nothing to check.
 pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
+    args.read_limits.install()?;
     let mut targets = args.targets.clone();
     if args.all || args.capability.is_some() {
         targets.extend(capability_dirs(&args.output_dir, args.capability));

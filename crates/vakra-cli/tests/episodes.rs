@@ -569,3 +569,55 @@ async fn the_submit_observation_shows_long_texts_cut() {
     assert_eq!(verdict["score"].as_f64(), done["reward"].as_f64());
     assert_eq!(verdict["pred_steps"], truth.calls.len() + 1);
 }
+
+/// Integers beyond 64 bits in an episode's action reach the tool as over MCP: its texts quote
+/// their digits (the wrapper's 500 with `limit=10**20` in the URL, the validation text of a
+/// big integer given for a string), exactly as `vakra mcp` answers the same calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn big_integers_in_actions_keep_their_digits() {
+    let server = episode_server(&[]);
+    let truth = demo_truths()
+        .into_iter()
+        .find(|t| t.capability_dir.starts_with("capability_2") && t.domain == "library")
+        .expect("a capability-2 library sample");
+    let mut env = Env::connect(&server).await;
+    env.reset(json!({"uuid": truth.uuid})).await;
+    for (line, text) in crate::hardening_limits::big_integer_calls() {
+        // The MCP message's `params` as an action, its digits untouched.
+        let params = &line[line.find(r#""params":"#).unwrap() + 9..line.len() - 1];
+        let action = params.replacen(r#""name":"#, r#""type":"call_tool","tool_name":"#, 1);
+        let answer = env
+            .send_text(&format!(r#"{{"type":"step","data":{action}}}"#))
+            .await;
+        assert_eq!(answer["type"], "observation", "{answer}");
+        let observation = &answer["data"]["observation"];
+        assert_eq!(
+            observation["result"]["content"][0]["text"],
+            text.as_str(),
+            "{observation}"
+        );
+    }
+}
+
+/// `vakra serve --episodes … --max-shown-chars 50`: the submit's observation shows a
+/// 300-character answer cut at 50 characters, the reward reached on it whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shown_characters_are_a_flag() {
+    let server = episode_server(&["--max-shown-chars", "50"]);
+    let truth = demo_truths()
+        .into_iter()
+        .find(|t| t.capability_dir.starts_with("capability_2") && !t.calls.is_empty())
+        .unwrap();
+    let mut env = Env::connect(&server).await;
+    play(&mut env, &truth, truth.calls.len()).await;
+    let done = env.answer(&"y".repeat(300)).await;
+    let shown = done["observation"]["answer"].as_str().unwrap();
+    assert!(
+        shown.chars().count() < 100 && shown.ends_with("more characters not shown)"),
+        "{shown}"
+    );
+    assert_eq!(
+        done["observation"]["verdict"]["score"].as_f64(),
+        done["reward"].as_f64()
+    );
+}

@@ -296,3 +296,117 @@ fn reports_that_are_not_regular_files_are_refused() {
         assert!(started.elapsed() < Duration::from_secs(30), "{args:?}");
     }
 }
+
+/// The input and report limits are flags: `--max-listed`, `--max-shown-chars`, `--max-trials`
+/// and `--max-input-bytes` of `vakra eval` (and the first and last of `vakra validate`) act at
+/// the values given, each with a log line.
+#[test]
+fn the_input_limits_are_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("capability_2_dashboard_apis");
+    std::fs::create_dir(&folder).unwrap();
+    let zeros = vec!["0"; 20].join(",");
+    std::fs::write(folder.join("weather.json"), format!("[{zeros}]")).unwrap();
+    let gt = crate::common::demo_ground_truth("capability_2_dashboard_apis", "library");
+    let mut record = gt[0].clone();
+    record["output"].as_array_mut().unwrap().last_mut().unwrap()["answer"] = json!("y".repeat(500));
+    let records: Vec<Value> = (0..4)
+        .map(|trial| {
+            let mut record = record.clone();
+            record["trial"] = json!(trial);
+            record
+        })
+        .collect();
+    std::fs::write(
+        folder.join("library.json"),
+        Value::Array(records).to_string(),
+    )
+    .unwrap();
+    let root = demo_root(false);
+    let flags = [
+        "--capability",
+        "2",
+        "--max-listed",
+        "5",
+        "--max-shown-chars",
+        "100",
+        "--max-trials",
+        "2",
+    ];
+    let (output, report) =
+        crate::common::run_eval_split(&demo_split(), root.path(), dir.path(), &flags);
+    let log = String::from_utf8_lossy(&output.stderr);
+    let problems = report["problems"].as_array().unwrap();
+    let messages = |file: &str| -> Vec<&str> {
+        problems
+            .iter()
+            .filter(|p| p["file"].as_str().unwrap().ends_with(file))
+            .map(|p| p["message"].as_str().unwrap())
+            .collect()
+    };
+    let of_weather = messages("weather.json");
+    assert_eq!(of_weather.len(), 6, "{of_weather:?}");
+    assert_eq!(of_weather[5], "15 more unusable records, not listed");
+    let of_library = messages("library.json");
+    assert_eq!(
+        of_library,
+        [
+            "more than 2 trials of one sample: trial 2 is not scored",
+            "more than 2 trials of one sample: trial 3 is not scored"
+        ]
+    );
+    let uuid = gt[0]["uuid"].as_str().unwrap();
+    let sample = crate::common::report_sample(&report, "2", uuid);
+    assert_eq!(
+        sample["pred_answer"],
+        format!("{}… (400 more characters not shown)", "y".repeat(100))
+    );
+    for flag in ["--max-listed", "--max-trials", "--max-shown-chars"] {
+        assert!(log.contains(flag), "no log line names {flag}: {log}");
+    }
+
+    // Every file is larger than 64 bytes: each is one problem naming its size.
+    let (output, report) = crate::common::run_eval_split(
+        &demo_split(),
+        root.path(),
+        dir.path(),
+        &["--capability", "2", "--max-input-bytes", "64"],
+    );
+    let problems = report["problems"].as_array().unwrap();
+    for file in ["weather.json", "library.json"] {
+        assert!(
+            problems
+                .iter()
+                .any(|p| p["file"].as_str().unwrap().ends_with(file)
+                    && p["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains("more than the limit of 64")),
+            "{problems:?}"
+        );
+    }
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(log.contains("--max-input-bytes"), "{log}");
+
+    let weather = folder.join("weather.json");
+    let output = vakra()
+        .args(["validate", "--max-listed", "3"])
+        .arg(&weather)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("… and 17 more errors, not listed"),
+        "{stdout}"
+    );
+    let output = vakra()
+        .args(["validate", "--max-input-bytes", "16"])
+        .arg(&weather)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !output.status.success() && stdout.contains("more than the limit of 16"),
+        "{stdout}"
+    );
+}

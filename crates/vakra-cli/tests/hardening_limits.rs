@@ -289,7 +289,7 @@ fn deep_arguments_reach_the_tool_over_http() {
 
 /// The texts the reference gives for integers beyond 64 bits: the REST call with the digits in
 /// its URL fails to bind (500), and the SDK's validation quotes them.
-fn big_integer_calls() -> Vec<(String, String)> {
+pub(crate) fn big_integer_calls() -> Vec<(String, String)> {
     let limit = "100000000000000000000";
     let isbn = "-12345678901234567890123";
     vec![

@@ -132,3 +132,109 @@ fn connections_beyond_the_cap_are_refused_clearly() {
     std::thread::sleep(Duration::from_millis(300));
     healthz_ok(&server);
 }
+
+/// Opens an episode's WebSocket (`/openenv/ws`) by hand and sends the head of a masked text
+/// frame of `length` bytes, and `sent` of them.
+fn start_frame(base: &str, length: usize, sent: usize) -> TcpStream {
+    let mut stream = connect(base);
+    stream
+        .write_all(
+            b"GET /openenv/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n\
+              Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+              Sec-WebSocket-Version: 13\r\n\r\n",
+        )
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101 "),
+        "{:?}",
+        String::from_utf8_lossy(&head)
+    );
+    let mut frame = vec![0x81, 0x80 | 127];
+    frame.extend_from_slice(&(length as u64).to_be_bytes());
+    frame.extend_from_slice(&[1, 2, 3, 4]);
+    stream.write_all(&frame).unwrap();
+    stream.write_all(&vec![b' '; sent]).unwrap();
+    stream
+}
+
+/// Whether the server closed `stream` (it reads end of file or an error within 5 s).
+fn closed_by_server(stream: &mut TcpStream) -> bool {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut buffer = [0u8; 64];
+    match stream.read(&mut buffer) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => !matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+    }
+}
+
+/// Half-sent WebSocket frames of episodes count against `--max-body-bytes-in-flight` with the
+/// request bodies: with a 2,200,000-byte budget, four connections each 500,000 bytes into a
+/// 900,000-byte frame leave no room for a 300,000-byte body (503) and a fifth connection's
+/// frame closes that connection; once they go, the budget is free again.
+#[test]
+fn half_sent_websocket_frames_count_against_the_body_budget() {
+    let root = demo_root(false);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let split = crate::common::demo_split();
+    let server = Server::start_logging(
+        &[
+            "--root",
+            root.path().to_str().unwrap(),
+            "--episodes",
+            split.to_str().unwrap(),
+            "--max-body-bytes",
+            "1000000",
+            "--max-body-bytes-in-flight",
+            "2200000",
+        ],
+        log.path(),
+    );
+    let mut held: Vec<TcpStream> = (0..4)
+        .map(|_| start_frame(&server.base, 900_000, 500_000))
+        .collect();
+    // Once the server has read what was sent, a body that does not fit is refused at once.
+    std::thread::sleep(Duration::from_secs(1));
+    let mut post = start_post(&server.base, 300_000, 0);
+    let text = read_all(&mut post);
+    assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
+    assert!(text.contains("--max-body-bytes-in-flight"), "{text}");
+    let mut fifth = start_frame(&server.base, 900_000, 500_000);
+    assert!(
+        closed_by_server(&mut fifth),
+        "the fifth frame's connection stays open"
+    );
+    for stream in &mut held {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let mut buffer = [0u8; 64];
+        let kept = matches!(stream.read(&mut buffer), Err(e)
+            if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
+        assert!(kept, "a connection within the budget was closed");
+    }
+    healthz_ok(&server);
+    drop(held);
+    drop(fifth);
+    std::thread::sleep(Duration::from_millis(500));
+    let mut post = start_post(&server.base, 300_000, 300_000);
+    let text = read_all(&mut post);
+    assert!(!text.starts_with("HTTP/1.1 503 "), "{text}");
+    let logged = std::fs::read_to_string(log.path()).unwrap();
+    assert!(
+        logged.contains("an episode's connection was closed")
+            && logged.contains("--max-body-bytes-in-flight"),
+        "{logged}"
+    );
+}

@@ -25,5 +25,5 @@ pub mod split;
 
 pub use episode::{Episode, EpisodeError, EpisodeSetup, Reset, Step};
 pub use reward::{Reward, RewardMode};
-pub use server::{EpisodeLimits, router};
+pub use server::{Charged, EpisodeLimits, ReadCharge, router};
 pub use split::{Split, SplitError, SplitSample};

@@ -27,6 +27,22 @@ use crate::protocol::{
     schemas, state_message, step_result,
 };
 
+/// What the server carrying an episode's WebSocket charges for the bytes its connection has read
+/// and not yet delivered as a whole message (a half-sent frame), against the budget its HTTP
+/// bodies share: [`ReadCharge::arm`] when the connection is upgraded, [`ReadCharge::settle`]
+/// after each message is taken. When the budget is spent, the connection's reads fail and it
+/// is closed. `vakra serve` puts one, as [`Charged`], into each request's extensions.
+pub trait ReadCharge: Send + Sync {
+    /// From now on, bytes read on this connection are charged.
+    fn arm(&self);
+    /// The bytes read so far were delivered: their charge is given back.
+    fn settle(&self);
+}
+
+/// The [`ReadCharge`] of a request's connection, as a request extension.
+#[derive(Clone)]
+pub struct Charged(pub Arc<dyn ReadCharge>);
+
 /// How much the episode server lets clients hold.
 #[derive(Debug, Clone)]
 pub struct EpisodeLimits {
@@ -132,16 +148,22 @@ fn status_of(error: &EpisodeError) -> StatusCode {
 async fn websocket(
     State(service): State<Arc<Service>>,
     client: Option<Extension<Client>>,
+    charged: Option<Extension<Charged>>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     // The episode's sessions (and its reward's replays) take its client's share of the
     // tool-call lanes, as that client's MCP sessions do.
     let client = client.map(|Extension(c)| c);
+    let charge = charged.map(|Extension(Charged(charge))| charge);
     upgrade
         .max_message_size(service.limits.max_message_bytes)
         .max_frame_size(service.limits.max_message_bytes)
         .on_upgrade(move |socket| {
+            if let Some(charge) = &charge {
+                charge.arm();
+            }
             let gone = CancellationToken::new();
+            let socket = Socket { socket, charge };
             vakra_mcp::opened_by(
                 client,
                 gone.clone(),
@@ -150,10 +172,30 @@ async fn websocket(
         })
 }
 
+/// An episode's WebSocket with its connection's [`ReadCharge`], settled at each message.
+struct Socket {
+    socket: WebSocket,
+    charge: Option<Arc<dyn ReadCharge>>,
+}
+
+impl Socket {
+    async fn recv(&mut self) -> Option<Result<Message, axum::Error>> {
+        let received = self.socket.recv().await;
+        if let (Some(Ok(_)), Some(charge)) = (&received, &self.charge) {
+            charge.settle();
+        }
+        received
+    }
+
+    async fn send(&mut self, message: Message) -> Result<(), axum::Error> {
+        self.socket.send(message).await
+    }
+}
+
 /// One client's connection, until it closes, goes idle or breaks; then `gone` stops the calls
 /// of its sessions still running.
 async fn connection(
-    mut socket: WebSocket,
+    mut socket: Socket,
     service: Arc<Service>,
     client: Option<Client>,
     gone: CancellationToken,
@@ -221,8 +263,16 @@ async fn connection(
         // The socket is read while the message is answered: pings are answered (a client's
         // keep-alive survives a long call), and a client that leaves cancels its step.
         let answered = {
+            // Integers beyond 64 bits (read as floats) reach the tools with their digits, as
+            // over MCP's own transports.
             let answering = answer(&service.setup, &mut episode, &text);
-            tokio::pin!(answering);
+            let mut answering: std::pin::Pin<Box<dyn Future<Output = _> + Send>> =
+                match vakra_mcp::big_integers_in(text.as_bytes()) {
+                    Some(found) => {
+                        Box::pin(vakra_pytext::digits::WithDigits::new(found.0, answering))
+                    }
+                    None => Box::pin(answering),
+                };
             loop {
                 tokio::select! {
                     reply = &mut answering => break Some(reply),
@@ -252,7 +302,7 @@ async fn connection(
     }
 }
 
-async fn send(socket: &mut WebSocket, value: &Value, within: Duration) -> Result<(), ()> {
+async fn send(socket: &mut Socket, value: &Value, within: Duration) -> Result<(), ()> {
     let message = Message::Text(value.to_string().into());
     match tokio::time::timeout(within, socket.send(message)).await {
         Ok(Ok(())) => Ok(()),

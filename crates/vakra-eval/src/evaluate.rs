@@ -12,16 +12,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::comparability::Comparability;
 use crate::judging::{Judging, Sample, groundedness_mode, judge_sample};
 use crate::records::{
-    CAPABILITY_DIRS, Capped, MAX_LISTED, Problem, Record, capability_of_dir, domain_files,
+    CAPABILITY_DIRS, Capped, Problem, Record, capability_of_dir, domain_files, max_listed,
     read_records, read_records_with,
 };
 use crate::report::{self, CapabilityReport, ReplaySummary, Report, Settings, Timing};
 use crate::shard::Shard;
 use crate::trials::{Latency, Tokens};
 
-/// The most trials of one sample that are scored (a prediction file could otherwise make one
-/// sample cost as many judgements as it has records).
-pub const MAX_TRIALS: usize = 1_000;
+/// The default of the most trials of one sample that are scored (`EvalConfig::max_trials`; a
+/// prediction file could otherwise make one sample cost as many judgements as it has records).
+pub const DEFAULT_MAX_TRIALS: usize = 1_000;
 
 /// Everything a run needs.
 pub struct EvalConfig {
@@ -42,6 +42,9 @@ pub struct EvalConfig {
     pub prices: Option<(f64, f64)>,
     /// Evaluate only this shard's samples (and report only its missing and extra predictions).
     pub shard: Option<Shard>,
+    /// The most trials of one sample that are scored (`--max-trials`); further trials are
+    /// problems of the report.
+    pub max_trials: usize,
 }
 
 /// Runs the evaluation.
@@ -75,9 +78,10 @@ pub async fn run(config: EvalConfig) -> Report {
                 Some(path) => {
                     let gt_uuids: HashSet<&str> =
                         gt_records.iter().map(|gt| gt.uuid.as_str()).collect();
-                    let mut file_problems = Capped::new(MAX_LISTED);
-                    let mut unknown = Capped::new(MAX_LISTED);
+                    let mut file_problems = Capped::new(max_listed());
+                    let mut unknown = Capped::new(max_listed());
                     let mut listed = HashSet::new();
+                    let mut unscored = HashSet::new();
                     let read_problems = read_records_with(&path, |record| {
                         if let Some(counted) = record.tokens {
                             tokens.get_or_insert_default().add(counted);
@@ -95,12 +99,20 @@ pub async fn run(config: EvalConfig) -> Report {
                         }
                         let trials = preds.entry(record.uuid.clone()).or_default();
                         let trial = record.trial.unwrap_or(0);
-                        if trials.len() >= MAX_TRIALS && !trials.contains_key(&trial) {
+                        if trials.len() >= config.max_trials && !trials.contains_key(&trial) {
+                            if unscored.insert(record.uuid.clone()) {
+                                tracing::warn!(
+                                    uuid = %record.uuid,
+                                    limit = config.max_trials,
+                                    "a sample has more trials than are scored (--max-trials)"
+                                );
+                            }
                             file_problems.push(Problem {
                                 file: path.display().to_string(),
                                 uuid: Some(record.uuid.clone()),
                                 message: format!(
-                                    "more than {MAX_TRIALS} trials of one sample: trial {trial} is not scored"
+                                    "more than {} trials of one sample: trial {trial} is not scored",
+                                    config.max_trials
                                 ),
                             });
                         } else if trials.insert(trial, record).is_some() {

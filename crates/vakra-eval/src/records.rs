@@ -5,6 +5,7 @@
 //! report, so one malformed record never stops a run.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use serde_json::{Map, Value};
 
@@ -64,12 +65,33 @@ pub struct Record {
     pub duration_s: Option<f64>,
 }
 
-/// The largest record file read (a prediction or ground-truth file of the benchmark is a few
-/// MB); a larger one is refused with a clear error instead of filling memory.
-pub const MAX_FILE_BYTES: u64 = 512 << 20;
+/// The default of the largest record file read (a prediction or ground-truth file of the
+/// benchmark is a few MB); a larger one is refused with a clear error instead of filling memory.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 512 << 20;
 
-/// At most this many problems (or validation errors) are listed per file; the rest are counted.
-pub const MAX_LISTED: usize = 1_000;
+/// The default of how many problems (or validation errors) are listed per file; the rest are
+/// counted.
+pub const DEFAULT_MAX_LISTED: usize = 1_000;
+
+static MAX_FILE_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILE_BYTES);
+static MAX_LISTED: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_LISTED);
+
+/// The largest input file [`read_text`] reads in this process (`--max-input-bytes`).
+pub fn max_file_bytes() -> u64 {
+    MAX_FILE_BYTES.load(Ordering::Relaxed)
+}
+
+/// How many problems (or validation errors) are listed per file in this process
+/// (`--max-listed`); the rest are counted.
+pub fn max_listed() -> usize {
+    MAX_LISTED.load(Ordering::Relaxed)
+}
+
+/// Sets this process's input-file limits (`vakra eval` and `vakra validate` at startup).
+pub fn set_input_limits(max_file_bytes: u64, max_listed: usize) {
+    MAX_FILE_BYTES.store(max_file_bytes, Ordering::Relaxed);
+    MAX_LISTED.store(max_listed, Ordering::Relaxed);
+}
 
 /// The bytes of a file read as input: regular files only (a FIFO would block, a device would
 /// never end), at most `limit` bytes. The one bounded reader of records, reports, run.json and
@@ -78,6 +100,12 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let (file, metadata) = open_regular(path)?;
     if metadata.len() > limit {
+        tracing::warn!(
+            path = %path.display(),
+            bytes = metadata.len(),
+            limit,
+            "an input file is larger than the limit (--max-input-bytes) and is not read"
+        );
         return Err(format!(
             "the file holds {} bytes, more than the limit of {limit}",
             metadata.len()
@@ -109,9 +137,9 @@ pub fn open_regular(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), S
     Ok((file, metadata))
 }
 
-/// The text of a record file, read by [`read_bounded`] with [`MAX_FILE_BYTES`].
+/// The text of a record file, read by [`read_bounded`] with [`max_file_bytes`].
 pub fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = read_bounded(path, MAX_FILE_BYTES)?;
+    let bytes = read_bounded(path, max_file_bytes())?;
     String::from_utf8(bytes).map_err(|e| format!("stream did not contain valid UTF-8: {e}"))
 }
 
@@ -221,7 +249,7 @@ impl<T> Capped<T> {
             tracing::warn!(
                 listed = self.items.len(),
                 not_listed = self.dropped,
-                "a file has more problems than are listed"
+                "a file has more problems than are listed (--max-listed)"
             );
             self.items.push(note(self.dropped));
         }
@@ -386,7 +414,7 @@ pub fn read_records(path: &Path) -> (Vec<Record>, Vec<Problem>) {
 }
 
 /// Reads a file of records one at a time: each usable one goes to `each` as it is read (so a
-/// caller can drop what it does not need), and the problems come back, at most [`MAX_LISTED`]
+/// caller can drop what it does not need), and the problems come back, at most [`max_listed`]
 /// listed and the rest counted. A file that is not a JSON array is one problem, and then
 /// nothing goes to `each`.
 pub fn read_records_with(path: &Path, mut each: impl FnMut(Record) + Send) -> Vec<Problem> {
@@ -402,7 +430,7 @@ pub fn read_records_with(path: &Path, mut each: impl FnMut(Record) + Send) -> Ve
         Ok(text) => text,
         Err(e) => return whole_file(format!("cannot read: {e}")),
     };
-    let mut problems = Capped::new(MAX_LISTED);
+    let mut problems = Capped::new(max_listed());
     let mut index = 0;
     let read = for_each_item(text.as_bytes(), |item| {
         let uuid = item.get("uuid").and_then(Value::as_str).map(str::to_owned);
@@ -560,21 +588,21 @@ mod tests {
     fn problems_beyond_the_cap_are_counted() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("zeros.json");
-        let n = MAX_LISTED + 500;
+        let n = DEFAULT_MAX_LISTED + 500;
         let zeros = vec!["0"; n].join(",");
         std::fs::write(&path, format!("[{zeros}, {{\"uuid\": \"u\"}}]")).unwrap();
         let mut uuids = Vec::new();
         let problems = read_records_with(&path, |record| uuids.push(record.uuid));
         assert_eq!(uuids, ["u"]);
-        assert_eq!(problems.len(), MAX_LISTED + 1);
+        assert_eq!(problems.len(), DEFAULT_MAX_LISTED + 1);
         assert_eq!(
             problems.last().unwrap().message,
             "500 more unusable records, not listed"
         );
         assert!(
-            problems[MAX_LISTED - 1]
+            problems[DEFAULT_MAX_LISTED - 1]
                 .message
-                .starts_with(&format!("record {}:", MAX_LISTED - 1))
+                .starts_with(&format!("record {}:", DEFAULT_MAX_LISTED - 1))
         );
     }
 

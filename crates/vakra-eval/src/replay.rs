@@ -10,8 +10,11 @@ use std::time::Duration;
 
 use futures::channel::mpsc;
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, RequestId, ServerResult, Tool,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value};
 use vakra_mcp::{Capability, EnvServer, ServerOptions, SessionSpec};
@@ -257,7 +260,13 @@ impl ReplaySession {
         arguments: Map<String, Value>,
     ) -> Result<CallToolResult, Unanswered> {
         let request = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(self.call_timeout, self.client.call_tool(request)).await {
+        let call = async {
+            match vakra_pytext::digits::current() {
+                None => self.client.call_tool(request).await,
+                Some(digits) => self.call_with_digits(request, digits).await,
+            }
+        };
+        match tokio::time::timeout(self.call_timeout, call).await {
             Err(_) => Err(Unanswered::Failure(format!(
                 "no answer within {:?}",
                 self.call_timeout
@@ -271,9 +280,63 @@ impl ReplaySession {
         }
     }
 
+    /// A call made while integers beyond 64 bits of the caller's message are in force (an RL
+    /// episode's action, [`vakra_pytext::digits`]): their digits go beside the request, as the
+    /// HTTP and stdio transports carry them, so that the tool's texts quote them as Python
+    /// would (in-process sessions only; a serialised request carries the floats). Dropped
+    /// before its answer, the call is cancelled, as rmcp's own `call_tool` does.
+    async fn call_with_digits(
+        &self,
+        params: CallToolRequestParams,
+        digits: Arc<[String]>,
+    ) -> Result<CallToolResult, ServiceError> {
+        let mut request = CallToolRequest::new(params);
+        request.extensions.insert(vakra_mcp::BigIntegers(digits));
+        let handle = self
+            .client
+            .send_request_with_option(
+                ClientRequest::CallToolRequest(request),
+                PeerRequestOptions::no_options(),
+            )
+            .await?;
+        let mut abandoned = Abandoned {
+            peer: self.client.peer().clone(),
+            id: Some(handle.id.clone()),
+        };
+        let result = handle.await_response().await;
+        abandoned.id = None;
+        match result? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            _ => Err(ServiceError::UnexpectedResponse),
+        }
+    }
+
     /// Ends the session (the server process, if any, exits when its input closes).
     pub async fn close(self) {
         let _ = self.client.cancel().await;
+    }
+}
+
+/// A request that, dropped before its answer, tells the server it is cancelled.
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        tokio::spawn(async move {
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(
+                    Some(id),
+                    Some("request abandoned by the caller".to_owned()),
+                ))
+                .await;
+        });
     }
 }
 

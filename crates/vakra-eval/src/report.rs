@@ -2,6 +2,7 @@
 //! renderers read. Its schema is documented in docs/evaluator.md; keep the two in step.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -354,27 +355,48 @@ pub fn percent(part: f64, whole: f64) -> f64 {
     }
 }
 
-/// The most characters of a prediction's answer, or of a call's arguments as JSON, a report
-/// shows: a 300 MB answer is judged whole but shown cut, so reports stay small.
-pub const MAX_SHOWN_CHARS: usize = 10_000;
+/// The default of the most characters of a prediction's answer, or of a call's arguments as
+/// JSON, a report shows: a 300 MB answer is judged whole but shown cut, so reports stay small.
+pub const DEFAULT_MAX_SHOWN_CHARS: usize = 10_000;
 
-/// `text` as a report shows it: cut after [`MAX_SHOWN_CHARS`] characters, saying how many more
-/// there were.
+static MAX_SHOWN_CHARS: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_SHOWN_CHARS);
+static CUT_LOGGED: AtomicBool = AtomicBool::new(false);
+
+/// The most characters [`shown`] keeps in this process (`--max-shown-chars`).
+pub fn max_shown_chars() -> usize {
+    MAX_SHOWN_CHARS.load(Ordering::Relaxed)
+}
+
+/// Sets this process's [`max_shown_chars`] (`vakra eval`, `vakra serve --episodes` at startup).
+pub fn set_max_shown_chars(chars: usize) {
+    MAX_SHOWN_CHARS.store(chars, Ordering::Relaxed);
+}
+
+/// `text` as a report shows it: cut after [`max_shown_chars`] characters, saying how many more
+/// there were. The first cut of a process is logged.
 pub fn shown(text: &str) -> String {
-    match text.char_indices().nth(MAX_SHOWN_CHARS) {
+    let limit = max_shown_chars();
+    match text.char_indices().nth(limit) {
         None => text.to_owned(),
         Some((end, _)) => {
             let more = text[end..].chars().count();
+            if !CUT_LOGGED.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    limit,
+                    "a text longer than the limit is shown cut (--max-shown-chars; judged \
+                     whole); further cuts are not logged"
+                );
+            }
             format!("{}… ({more} more characters not shown)", &text[..end])
         }
     }
 }
 
 /// A value (a call's arguments, a tool's response) as a report shows it: as it is, or, when its
-/// JSON is longer than [`MAX_SHOWN_CHARS`], that JSON cut by [`shown`].
+/// JSON is longer than [`max_shown_chars`], that JSON cut by [`shown`].
 pub fn shown_json(value: &serde_json::Value) -> serde_json::Value {
     let text = value.to_string();
-    if text.len() <= MAX_SHOWN_CHARS {
+    if text.len() <= max_shown_chars() {
         return value.clone();
     }
     serde_json::Value::String(shown(&text))

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::records::{ArrayError, Capped, MAX_LISTED, for_each_item};
+use crate::records::{ArrayError, Capped, for_each_item, max_listed};
 use vakra_pytext::pydantic::{
     DICT_TYPE, FINITE_NUMBER, FLOAT_PARSING, FLOAT_TYPE, INT_FROM_FLOAT, INT_PARSING, INT_TYPE,
     LIST_TYPE, MISSING, STRING_TYPE, model_type_message,
@@ -33,10 +33,10 @@ pub fn validate_file(path: &Path) -> Vec<String> {
 }
 
 /// The errors of a prediction file's text; empty when it is valid. Records are read one at a
-/// time; at most [`MAX_LISTED`] errors are listed, then a line counting the rest.
+/// time; at most [`crate::records::DEFAULT_MAX_LISTED`] errors are listed, then a line counting the rest.
 pub fn validate_text(text: &str) -> Vec<String> {
     let text = python_text(text);
-    let mut errors = Capped::new(MAX_LISTED);
+    let mut errors = Capped::new(max_listed());
     let mut index = 0;
     let read = for_each_item(text.as_bytes(), |record| {
         record_errors_at(index, &record, &mut errors);
@@ -360,11 +360,17 @@ mod tests {
 
     #[test]
     fn errors_beyond_the_cap_are_counted() {
-        let text = format!("[{}]", vec!["0"; MAX_LISTED + 7].join(","));
+        let text = format!(
+            "[{}]",
+            vec!["0"; crate::records::DEFAULT_MAX_LISTED + 7].join(",")
+        );
         let errors = validate_text(&text);
-        assert_eq!(errors.len(), MAX_LISTED + 1);
+        assert_eq!(errors.len(), crate::records::DEFAULT_MAX_LISTED + 1);
         assert_eq!(errors[0], "Record 0: expected an object, got int");
-        assert_eq!(errors[MAX_LISTED], "… and 7 more errors, not listed");
+        assert_eq!(
+            errors[crate::records::DEFAULT_MAX_LISTED],
+            "… and 7 more errors, not listed"
+        );
         assert_eq!(
             validate_file(Path::new("/dev/zero")),
             ["Cannot read the file: not a regular file (a FIFO, device or socket)"]

@@ -151,15 +151,16 @@ pub(crate) fn with_deep_arguments(
 }
 
 /// The integer literals beyond 64 bits in a message's text (serde_json reads them as floats),
-/// kept so that the texts quoting them show their digits ([`vakra_pytext::digits`]).
+/// kept so that the texts quoting them show their digits ([`vakra_pytext::digits`]). A client
+/// in this process (an RL episode's) puts them into a `tools/call` request's extensions.
 #[derive(Clone, Debug)]
-pub(crate) struct BigIntegers(pub(crate) std::sync::Arc<[String]>);
+pub struct BigIntegers(pub std::sync::Arc<[String]>);
 
 /// How many big integers of one message are kept.
 const MAX_BIG_INTEGERS: usize = 64;
 
 /// The big integers of a message's text, if it has any.
-pub(crate) fn big_integers_in(text: &[u8]) -> Option<BigIntegers> {
+pub fn big_integers_in(text: &[u8]) -> Option<BigIntegers> {
     let found = vakra_pytext::digits::big_integers(text, MAX_BIG_INTEGERS);
     (!found.is_empty()).then(|| BigIntegers(found.into()))
 }

@@ -41,6 +41,7 @@ pub mod validation;
 pub use calls::opened_by;
 pub use env::EnvServer;
 pub use http::{HttpLimits, McpDrain, http_router};
+pub use incoming::{BigIntegers, big_integers_in};
 pub use options::ServerOptions;
 pub use session_ids::{NamedSessions, check_replica_name};
 pub use spec::{Capability, SessionSpec, SpecError};
