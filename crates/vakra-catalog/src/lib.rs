@@ -12,6 +12,7 @@
 
 mod document;
 mod error;
+pub mod files;
 mod model;
 mod root;
 pub mod tools;

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use vakra_client::Connector;
+use vakra_eval::Judging;
 use vakra_eval::judges::GroundednessMode;
 use vakra_eval::judges::exact::{ExactMode, Normalization};
 use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
-use vakra_eval::{Connector, Judging};
 
 #[derive(Args, Clone)]
 pub struct JudgeArgs {

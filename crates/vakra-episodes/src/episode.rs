@@ -4,8 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use vakra_eval::replay::{CallIssue, ReplaySession};
-use vakra_eval::{Connector, Judging};
+use vakra_client::Connector;
+use vakra_client::{CallIssue, ReplaySession};
+use vakra_eval::Judging;
 use vakra_runner::Prompts;
 use vakra_runner::opening::{enter_universe, first_messages};
 

@@ -15,13 +15,13 @@ use crate::judges::exact::{self, ExactMode, Normalization};
 use crate::judges::llm::{self, LlmClient, Prompts};
 use crate::judges::{GroundednessMode, answer, answer_text, grounded, policy};
 use crate::records::{Call, Record, Turn};
-use crate::replay::{CallIssue, Connector, ReplaySession};
 use crate::replayed::Replayed;
 use crate::report::{
     self, CallReport, Calls, DecidedBy, Judges, MULTI_SOURCE_WEIGHT, ReplayCounts, ReplaySummary,
     Responses, SampleReport,
 };
 use crate::taxonomy;
+use vakra_client::{CallIssue, Connector, ReplaySession};
 
 /// How one sample is replayed and judged: the settings of a run that decide a sample's
 /// verdict (a run adds which samples, and how many at a time).

@@ -16,7 +16,6 @@
 //! that do not line up, unknown tools, server errors and timeouts are recorded in the report.
 
 pub mod bundle;
-pub mod coerce;
 pub mod comparability;
 pub mod diff;
 pub mod evaluate;
@@ -28,7 +27,6 @@ pub mod merge;
 pub mod operation_ids;
 pub mod records;
 pub mod render;
-pub mod replay;
 mod replayed;
 pub mod report;
 pub mod shard;
@@ -41,6 +39,5 @@ pub use ground_truth_memo::GroundTruthMemo;
 pub use judging::{Judging, Sample, judge_sample};
 pub use merge::{MergeError, merge};
 pub use operation_ids::read_operation_id_map;
-pub use replay::{Connector, InProcess};
 pub use report::Report;
 pub use shard::{Shard, ShardError};

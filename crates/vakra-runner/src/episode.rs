@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use vakra_chat::{ChatClient, Usage};
-use vakra_eval::replay::{Connector, ReplaySession};
+use vakra_client::{Connector, ReplaySession};
 
 use crate::agent::{AgentRun, Conversation, Ending, Limits, run_agent};
 use crate::langchain::{self, ToolSchemas, function_definition};

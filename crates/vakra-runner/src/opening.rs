@@ -4,7 +4,7 @@
 //! hand the start to a trainer's model and export the record for the reward.
 
 use serde_json::{Value, json};
-use vakra_eval::replay::{CallIssue, ReplaySession};
+use vakra_client::{CallIssue, ReplaySession};
 
 use crate::langchain::message;
 use crate::prompts::Prompts;

@@ -9,7 +9,8 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use vakra_eval::judges::llm::{python_format, read_imported};
+use vakra_catalog::files::read_imported;
+use vakra_pytext::python_format;
 
 /// The data root's file of imported prompts (written by `vakra import`).
 pub const PROMPTS_FILE: &str = "runner/prompts.json";

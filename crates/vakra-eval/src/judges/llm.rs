@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use regex::Regex;
 use serde_json::{Value, json};
+use vakra_catalog::files::read_imported;
 use vakra_chat::{ChatClient, ChatConfig, ChatError, RetryPolicy};
+use vakra_pytext::python_format;
 
 use super::{Verdict, normalize_text};
 use crate::judges::exact::response_text;
@@ -65,48 +67,6 @@ impl Prompts {
             source: "built-in".into(),
         }
     }
-}
-
-/// A JSON file of the data root that `vakra import` writes from the reference's prose, with its
-/// path (for reports); `None` when the root has none.
-pub fn read_imported<T: serde::de::DeserializeOwned>(
-    root: &Path,
-    file: &str,
-) -> Result<Option<(T, String)>, String> {
-    let path = root.join(file);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map(|value| Some((value, path.display().to_string())))
-            .map_err(|e| format!("{}: {e}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
-}
-
-/// Python's `str.format` with named fields only: `{name}` replaced, `{{`/`}}` unescaped.
-pub fn python_format(template: &str, fields: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(i) = rest.find(['{', '}']) {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i..];
-        if tail.starts_with("{{") || tail.starts_with("}}") {
-            out.push_str(&tail[..1]);
-            rest = &tail[2..];
-        } else if let Some(end) = tail.find('}').filter(|_| tail.starts_with('{')) {
-            let name = &tail[1..end];
-            match fields.iter().find(|(n, _)| *n == name) {
-                Some((_, value)) => out.push_str(value),
-                None => out.push_str(&tail[..=end]),
-            }
-            rest = &tail[end + 1..];
-        } else {
-            out.push_str(&tail[..1]);
-            rest = &tail[1..];
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// A chat client for the judges: one user message in, the reply's text out, through
@@ -364,14 +324,6 @@ pub fn parse_groundedness(text: &str) -> Result<Verdict, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn python_format_fills_named_fields_only() {
-        assert_eq!(
-            python_format("{{\"score\": {a}}} {b} {c}", &[("a", "1"), ("b", "{x}")]),
-            "{\"score\": 1} {x} {c}"
-        );
-    }
 
     #[test]
     fn correctness_replies() {
