@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use vakra_catalog::files::{OPERATION_ID_MAPPINGS, POLICY_CATEGORIES};
 use vakra_client::Connector;
 use vakra_eval::Judging;
 use vakra_eval::judges::GroundednessMode;
@@ -132,7 +133,7 @@ fn policy_categories(
     given: Option<&Path>,
     root: &Path,
 ) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
-    let default = root.join("retrievers/policy_categories.json");
+    let default = POLICY_CATEGORIES.path(root);
     let path = match given {
         Some(path) => path.to_owned(),
         None if default.exists() => default,
@@ -149,7 +150,7 @@ fn policy_categories(
 }
 
 fn operation_ids(given: Option<&Path>, root: &Path) -> anyhow::Result<HashMap<String, String>> {
-    let default = root.join("mappings/all_operation_id_mappings.json");
+    let default = OPERATION_ID_MAPPINGS.path(root);
     match given {
         Some(path) => vakra_eval::read_operation_id_map(path).map_err(anyhow::Error::msg),
         None if default.exists() => {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use regex::Regex;
 use serde_json::{Value, json};
-use vakra_catalog::files::read_imported;
+use vakra_catalog::files::{EVALUATOR_PROMPTS, EvaluatorPrompts};
 use vakra_chat::{ChatClient, ChatConfig, ChatError, RetryPolicy};
 use vakra_pytext::python_format;
 
@@ -35,37 +35,34 @@ pub struct LlmConfig {
     pub lenient_json: bool,
 }
 
-/// The two prompt templates, Python `str.format` style.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Prompts {
-    /// Placeholders `{question}`, `{answer}`, `{prediction}`.
-    pub correctness: String,
-    /// Placeholders `{doc}`, `{response}`.
-    pub groundedness: String,
-    /// Where they came from, for the report.
-    #[serde(default)]
-    pub source: String,
-}
+/// The two prompt templates (the data root's file format).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompts(pub EvaluatorPrompts);
 
-/// The data root's file of imported prompts.
-pub const PROMPTS_FILE: &str = "evaluator/prompts.json";
+impl std::ops::Deref for Prompts {
+    type Target = EvaluatorPrompts;
+
+    fn deref(&self) -> &EvaluatorPrompts {
+        &self.0
+    }
+}
 
 impl Prompts {
     /// The data root's imported prompts, or this project's own.
     pub fn load(root: &Path) -> Result<Self, String> {
-        Ok(match read_imported::<Self>(root, PROMPTS_FILE)? {
-            Some((prompts, source)) => Self { source, ..prompts },
+        Ok(match EVALUATOR_PROMPTS.read_optional(root)? {
+            Some((prompts, source)) => Self(EvaluatorPrompts { source, ..prompts }),
             None => Self::builtin(),
         })
     }
 
     /// This project's prompts.
     pub fn builtin() -> Self {
-        Self {
+        Self(EvaluatorPrompts {
             correctness: include_str!("prompts/correctness.txt").to_owned(),
             groundedness: include_str!("prompts/groundedness.txt").to_owned(),
             source: "built-in".into(),
-        }
+        })
     }
 }
 
