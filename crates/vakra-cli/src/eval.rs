@@ -174,7 +174,7 @@ fn prices(args: &EvalArgs) -> anyhow::Result<Option<(f64, f64)>> {
     let Some(Ok(text)) = args
         .predictions
         .as_ref()
-        .map(|dir| std::fs::read_to_string(dir.join("run.json")))
+        .map(|dir| vakra_eval::records::read_text(&dir.join("run.json")))
     else {
         return Ok(None);
     };

@@ -59,15 +59,15 @@ pub(crate) fn publish(
     Ok(())
 }
 
-/// Writes a report file, creating its folder.
 /// A report of `vakra eval` read from `path`.
 pub(crate) fn read(path: &Path) -> anyhow::Result<vakra_eval::Report> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_reader(std::io::BufReader::new(file))
+    let text = vakra_eval::records::read_text(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text)
         .with_context(|| format!("{}: not a report of `vakra eval`", path.display()))
 }
 
+/// Writes a report file, creating its folder.
 pub(crate) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)

@@ -112,7 +112,7 @@ impl Comparability {
     /// The record a run folder's `run.json` holds (`None`: no `run.json`, or one written before
     /// runs recorded it).
     pub fn of_run(predictions: &std::path::Path) -> Option<Self> {
-        let text = std::fs::read_to_string(predictions.join("run.json")).ok()?;
+        let text = crate::records::read_text(&predictions.join("run.json")).ok()?;
         let run: serde_json::Value = serde_json::from_str(&text).ok()?;
         serde_json::from_value(run.get("comparability")?.clone()).ok()
     }

@@ -16,11 +16,8 @@ use crate::report::percent;
 /// Why a report could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum DiffError {
-    #[error("{path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("{path}: {message}")]
+    Read { path: String, message: String },
     #[error("{path}: not a vakra eval report: {source}")]
     Parse {
         path: String,
@@ -67,9 +64,9 @@ pub struct DecidedView {
 
 /// Reads a report for comparison.
 pub fn read_report(path: &Path) -> Result<ReportView, DiffError> {
-    let text = std::fs::read_to_string(path).map_err(|source| DiffError::Read {
+    let text = crate::records::read_text(path).map_err(|message| DiffError::Read {
         path: path.display().to_string(),
-        source,
+        message,
     })?;
     serde_json::from_str(&text).map_err(|source| DiffError::Parse {
         path: path.display().to_string(),

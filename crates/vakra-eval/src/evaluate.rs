@@ -2,7 +2,7 @@
 //! trial, duplicates reported), judge them with bounded concurrency ([`crate::judging`]) and
 //! aggregate the scores and totals.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,11 +12,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::comparability::Comparability;
 use crate::judging::{Judging, Sample, groundedness_mode, judge_sample};
 use crate::records::{
-    CAPABILITY_DIRS, Problem, Record, capability_of_dir, domain_files, read_records,
+    CAPABILITY_DIRS, Capped, MAX_LISTED, Problem, Record, capability_of_dir, domain_files,
+    read_records, read_records_with,
 };
 use crate::report::{self, CapabilityReport, ReplaySummary, Report, Settings, Timing};
 use crate::shard::Shard;
 use crate::trials::{Latency, Tokens};
+
+/// The most trials of one sample that are scored (a prediction file could otherwise make one
+/// sample cost as many judgements as it has records).
+pub const MAX_TRIALS: usize = 1_000;
 
 /// Everything a run needs.
 pub struct EvalConfig {
@@ -68,24 +73,61 @@ pub async fn run(config: EvalConfig) -> Report {
             let mut preds: HashMap<String, BTreeMap<u32, Record>> = HashMap::new();
             match pred_path.filter(|p| p.exists()) {
                 Some(path) => {
-                    let (records, pred_problems) = read_records(&path);
-                    problems.extend(pred_problems);
-                    for record in records {
+                    let gt_uuids: HashSet<&str> =
+                        gt_records.iter().map(|gt| gt.uuid.as_str()).collect();
+                    let mut file_problems = Capped::new(MAX_LISTED);
+                    let mut unknown = Capped::new(MAX_LISTED);
+                    let mut listed = HashSet::new();
+                    let read_problems = read_records_with(&path, |record| {
                         if let Some(counted) = record.tokens {
                             tokens.get_or_insert_default().add(counted);
                         }
                         if let Some(seconds) = record.duration_s {
                             latency.get_or_insert_default().add(Latency::of(seconds));
                         }
+                        // Only the ground truth's samples are kept; the others are named.
+                        if !gt_uuids.contains(record.uuid.as_str()) {
+                            if in_shard(&record.uuid) && !listed.contains(&record.uuid) {
+                                listed.insert(record.uuid.clone());
+                                unknown.push(record.uuid);
+                            }
+                            return;
+                        }
                         let trials = preds.entry(record.uuid.clone()).or_default();
-                        if trials.insert(record.trial.unwrap_or(0), record).is_some() {
-                            problems.push(Problem {
+                        let trial = record.trial.unwrap_or(0);
+                        if trials.len() >= MAX_TRIALS && !trials.contains_key(&trial) {
+                            file_problems.push(Problem {
+                                file: path.display().to_string(),
+                                uuid: Some(record.uuid.clone()),
+                                message: format!(
+                                    "more than {MAX_TRIALS} trials of one sample: trial {trial} is not scored"
+                                ),
+                            });
+                        } else if trials.insert(trial, record).is_some() {
+                            file_problems.push(Problem {
                                 file: path.display().to_string(),
                                 uuid: None,
                                 message: "duplicate uuid: the last record is used".into(),
                             });
                         }
+                    });
+                    problems.extend(read_problems);
+                    problems.extend(file_problems.finish(|more| Problem {
+                        file: path.display().to_string(),
+                        uuid: None,
+                        message: format!("{more} more problems of this kind, not listed"),
+                    }));
+                    if unknown.dropped > 0 {
+                        problems.push(Problem {
+                            file: path.display().to_string(),
+                            uuid: None,
+                            message: format!(
+                                "{} more records of samples not in the ground truth, not listed in extra_prediction_uuids",
+                                unknown.dropped
+                            ),
+                        });
                     }
+                    extra.extend(unknown.items);
                 }
                 None => problems.push(Problem {
                     file: pred_dir
@@ -145,7 +187,6 @@ pub async fn run(config: EvalConfig) -> Report {
                     });
                 }
             }
-            extra.extend(preds.into_keys().filter(|uuid| in_shard(uuid)));
         }
         missing.sort();
         extra.sort();

@@ -65,41 +65,176 @@ pub struct Record {
 }
 
 /// The largest record file read (a prediction or ground-truth file of the benchmark is a few
-/// MB); a larger one is refused instead of filling memory.
-pub const MAX_FILE_BYTES: u64 = 1 << 30;
+/// MB); a larger one is refused with a clear error instead of filling memory.
+pub const MAX_FILE_BYTES: u64 = 512 << 20;
 
-/// The text of a record file: regular files only (a FIFO would block, a device would never
-/// end), at most [`MAX_FILE_BYTES`].
-pub fn read_text(path: &Path) -> Result<String, String> {
+/// At most this many problems (or validation errors) are listed per file; the rest are counted.
+pub const MAX_LISTED: usize = 1_000;
+
+/// The bytes of a file read as input: regular files only (a FIFO would block, a device would
+/// never end), at most `limit` bytes. The one bounded reader of records, reports, run.json and
+/// trajectories.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !metadata.is_file() {
-        return Err("not a regular file (a FIFO, device or socket)".into());
-    }
-    if metadata.len() > MAX_FILE_BYTES {
+    let (file, metadata) = open_regular(path)?;
+    if metadata.len() > limit {
         return Err(format!(
-            "the file holds {} bytes, more than the limit of {MAX_FILE_BYTES}",
+            "the file holds {} bytes, more than the limit of {limit}",
             metadata.len()
         ));
     }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
-    file.take(MAX_FILE_BYTES + 1)
+    file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("the file grew beyond {MAX_FILE_BYTES} bytes"));
+    if bytes.len() as u64 > limit {
+        return Err(format!("the file grew beyond {limit} bytes"));
     }
+    Ok(bytes)
+}
+
+/// A file opened for reading if it is a regular file: a FIFO would block the reader, a device
+/// would never end. Checked before opening (opening a FIFO blocks) and again after.
+pub fn open_regular(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), String> {
+    let regular = |metadata: std::fs::Metadata| {
+        if metadata.is_file() {
+            Ok(metadata)
+        } else {
+            Err("not a regular file (a FIFO, device or socket)".to_owned())
+        }
+    };
+    regular(std::fs::metadata(path).map_err(|e| e.to_string())?)?;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let metadata = regular(file.metadata().map_err(|e| e.to_string())?)?;
+    Ok((file, metadata))
+}
+
+/// The text of a record file, read by [`read_bounded`] with [`MAX_FILE_BYTES`].
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = read_bounded(path, MAX_FILE_BYTES)?;
     String::from_utf8(bytes).map_err(|e| format!("stream did not contain valid UTF-8: {e}"))
+}
+
+/// Why a text is not a JSON array.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrayError {
+    /// Not JSON at all (serde_json's message, or the nesting limit's).
+    Json(String),
+    /// Valid JSON, but not an array.
+    NotArray,
+}
+
+/// Hands each element of the JSON array in `text` to `each`, in order, without holding the
+/// whole array: memory stays at one element however many there are. The text is checked whole
+/// first (without building values), so on an error nothing was handed over. Nesting is limited
+/// as [`vakra_pytext::loads::loads`] limits it.
+pub fn for_each_item(text: &[u8], each: impl FnMut(Value) + Send) -> Result<usize, ArrayError> {
+    use serde::Deserializer as _;
+    use vakra_pytext::loads::{MAX_NESTING, SHALLOW_NESTING, nesting, too_deep};
+    struct Items<F>(F);
+    impl<'de, F: FnMut(Value)> serde::de::Visitor<'de> for Items<F> {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON array")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            mut self,
+            mut seq: A,
+        ) -> Result<usize, A::Error> {
+            let mut count = 0;
+            while let Some(item) = seq.next_element::<Value>()? {
+                (self.0)(item);
+                count += 1;
+            }
+            Ok(count)
+        }
+    }
+    fn whole<T>(
+        text: &[u8],
+        read: impl FnOnce(
+            &mut serde_json::Deserializer<serde_json::de::SliceRead>,
+        ) -> serde_json::Result<T>,
+    ) -> Result<T, ArrayError> {
+        let mut deserializer = serde_json::Deserializer::from_slice(text);
+        deserializer.disable_recursion_limit();
+        read(&mut deserializer)
+            .and_then(|value| deserializer.end().map(|()| value))
+            .map_err(|e| ArrayError::Json(e.to_string()))
+    }
+    let depth = nesting(text);
+    if depth > MAX_NESTING {
+        return Err(ArrayError::Json(too_deep(depth)));
+    }
+    let parse = move || {
+        whole(text, |d| {
+            <serde::de::IgnoredAny as serde::Deserialize>::deserialize(d)
+        })?;
+        if text.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
+            return Err(ArrayError::NotArray);
+        }
+        whole(text, |d| d.deserialize_seq(Items(each)))
+    };
+    if depth <= SHALLOW_NESTING {
+        return parse();
+    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(scope, parse)
+            .map_err(|e| ArrayError::Json(format!("no thread to parse it: {e}")))?
+            .join()
+            .map_err(|_| ArrayError::Json("the parser failed".to_owned()))?
+    })
+}
+
+/// A list that keeps its first `cap` items and counts the rest.
+#[derive(Debug)]
+pub struct Capped<T> {
+    pub items: Vec<T>,
+    /// Items pushed beyond the cap.
+    pub dropped: usize,
+    cap: usize,
+}
+
+impl<T> Capped<T> {
+    pub fn new(cap: usize) -> Self {
+        Self {
+            items: Vec::new(),
+            dropped: 0,
+            cap,
+        }
+    }
+
+    pub fn push(&mut self, item: T) {
+        if self.items.len() < self.cap {
+            self.items.push(item);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// The kept items, with `note(dropped)` after them when any were dropped.
+    pub fn finish(mut self, note: impl FnOnce(usize) -> T) -> Vec<T> {
+        if self.dropped > 0 {
+            tracing::warn!(
+                listed = self.items.len(),
+                not_listed = self.dropped,
+                "a file has more problems than are listed"
+            );
+            self.items.push(note(self.dropped));
+        }
+        self.items
+    }
 }
 
 /// Reads a JSON file holding an array of records; each element is returned as is.
 pub fn read_array(path: &Path) -> Result<Vec<Value>, String> {
     let text = read_text(path).map_err(|e| format!("cannot read: {e}"))?;
-    match vakra_pytext::loads::loads(text.as_bytes()) {
-        Ok(Value::Array(items)) => Ok(items),
-        Ok(_) => Err("expected a JSON array of records".into()),
-        Err(e) => Err(format!("not valid JSON: {e}")),
+    let mut items = Vec::new();
+    match for_each_item(text.as_bytes(), |item| items.push(item)) {
+        Ok(_) => Ok(items),
+        Err(ArrayError::NotArray) => Err("expected a JSON array of records".into()),
+        Err(ArrayError::Json(e)) => Err(format!("not valid JSON: {e}")),
     }
 }
 
@@ -236,33 +371,51 @@ fn parse_call(item: &Value) -> Option<Call> {
 
 /// Reads a file of records: the usable ones, and a problem for each one that is not.
 pub fn read_records(path: &Path) -> (Vec<Record>, Vec<Problem>) {
-    let file = path.display().to_string();
-    let items = match read_array(path) {
-        Ok(items) => items,
-        Err(message) => {
-            return (
-                Vec::new(),
-                vec![Problem {
-                    file,
-                    uuid: None,
-                    message,
-                }],
-            );
-        }
-    };
     let mut records = Vec::new();
-    let mut problems = Vec::new();
-    for (index, item) in items.iter().enumerate() {
-        match parse_record(item) {
-            Ok(record) => records.push(record),
+    let problems = read_records_with(path, |record| records.push(record));
+    (records, problems)
+}
+
+/// Reads a file of records one at a time: each usable one goes to `each` as it is read (so a
+/// caller can drop what it does not need), and the problems come back, at most [`MAX_LISTED`]
+/// listed and the rest counted. A file that is not a JSON array is one problem, and then
+/// nothing goes to `each`.
+pub fn read_records_with(path: &Path, mut each: impl FnMut(Record) + Send) -> Vec<Problem> {
+    let file = path.display().to_string();
+    let whole_file = |message: String| {
+        vec![Problem {
+            file: file.clone(),
+            uuid: None,
+            message,
+        }]
+    };
+    let text = match read_text(path) {
+        Ok(text) => text,
+        Err(e) => return whole_file(format!("cannot read: {e}")),
+    };
+    let mut problems = Capped::new(MAX_LISTED);
+    let mut index = 0;
+    let read = for_each_item(text.as_bytes(), |item| {
+        match parse_record(&item) {
+            Ok(record) => each(record),
             Err(message) => problems.push(Problem {
                 file: file.clone(),
                 uuid: item.get("uuid").and_then(Value::as_str).map(str::to_owned),
                 message: format!("record {index}: {message}"),
             }),
         }
+        index += 1;
+    });
+    match read {
+        Ok(_) => {}
+        Err(ArrayError::NotArray) => return whole_file("expected a JSON array of records".into()),
+        Err(ArrayError::Json(e)) => return whole_file(format!("not valid JSON: {e}")),
     }
-    (records, problems)
+    problems.finish(|more| Problem {
+        file: file.clone(),
+        uuid: None,
+        message: format!("{more} more unusable records, not listed"),
+    })
 }
 
 /// The benchmark's names of the four capabilities' data folders.
@@ -338,6 +491,82 @@ mod tests {
             parse_record(&json!({"uuid": "u", "output": [{"sequence": 3}]}))
                 .unwrap_err()
                 .contains("sequence")
+        );
+    }
+
+    #[test]
+    fn only_regular_files_within_the_limit_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            // Opening a FIFO with no writer would block: the check comes first.
+            let error = read_bounded(&fifo, 10).unwrap_err();
+            assert!(error.contains("not a regular file"), "{error}");
+        }
+        let error = read_text(Path::new("/dev/zero")).unwrap_err();
+        assert!(error.contains("not a regular file"), "{error}");
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, "[1, 2, 3]").unwrap();
+        let error = read_bounded(&big, 4).unwrap_err();
+        assert!(error.contains("more than the limit of 4"), "{error}");
+        assert_eq!(read_bounded(&big, 9).unwrap(), b"[1, 2, 3]");
+        let (records, problems) = read_records(Path::new("/dev/zero"));
+        assert!(records.is_empty());
+        assert!(
+            problems[0].message.contains("not a regular file"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn arrays_are_read_an_item_at_a_time_and_all_or_nothing() {
+        let mut seen = Vec::new();
+        assert_eq!(
+            for_each_item(b" [1, {\"a\": [2]}, \"x\"] ", |v| seen.push(v)),
+            Ok(3)
+        );
+        assert_eq!(seen, [json!(1), json!({"a": [2]}), json!("x")]);
+        let mut seen = Vec::new();
+        let error = for_each_item(b"[1, 2, oops]", |v| seen.push(v)).unwrap_err();
+        assert!(matches!(error, ArrayError::Json(_)), "{error:?}");
+        assert!(seen.is_empty(), "nothing is handed over from a broken text");
+        assert_eq!(
+            for_each_item(b"{\"a\": 1}", |_| ()),
+            Err(ArrayError::NotArray)
+        );
+        assert!(matches!(
+            for_each_item(b"[1] 2", |_| ()),
+            Err(ArrayError::Json(_))
+        ));
+        let deep = format!("[{}{}]", "[".repeat(500), "]".repeat(500));
+        assert_eq!(for_each_item(deep.as_bytes(), |_| ()), Ok(1));
+        let too_deep = format!("[{}{}]", "[".repeat(1_000), "]".repeat(1_000));
+        assert!(matches!(
+            for_each_item(too_deep.as_bytes(), |_| ()),
+            Err(ArrayError::Json(e)) if e.contains("nested")
+        ));
+    }
+
+    #[test]
+    fn problems_beyond_the_cap_are_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("zeros.json");
+        let n = MAX_LISTED + 500;
+        let zeros = vec!["0"; n].join(",");
+        std::fs::write(&path, format!("[{zeros}, {{\"uuid\": \"u\"}}]")).unwrap();
+        let mut uuids = Vec::new();
+        let problems = read_records_with(&path, |record| uuids.push(record.uuid));
+        assert_eq!(uuids, ["u"]);
+        assert_eq!(problems.len(), MAX_LISTED + 1);
+        assert_eq!(
+            problems.last().unwrap().message,
+            "500 more unusable records, not listed"
+        );
+        assert!(
+            problems[MAX_LISTED - 1]
+                .message
+                .starts_with(&format!("record {}:", MAX_LISTED - 1))
         );
     }
 

@@ -9,6 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+
+use crate::records::{ArrayError, Capped, MAX_LISTED, for_each_item};
 use vakra_pytext::pydantic::{
     DICT_TYPE, FINITE_NUMBER, FLOAT_PARSING, FLOAT_TYPE, INT_FROM_FLOAT, INT_PARSING, INT_TYPE,
     LIST_TYPE, MISSING, STRING_TYPE, model_type_message,
@@ -30,41 +32,45 @@ pub fn validate_file(path: &Path) -> Vec<String> {
     }
 }
 
-/// The errors of a prediction file's text; empty when it is valid.
+/// The errors of a prediction file's text; empty when it is valid. Records are read one at a
+/// time; at most [`MAX_LISTED`] errors are listed, then a line counting the rest.
 pub fn validate_text(text: &str) -> Vec<String> {
-    let value: Value = match python_json(text) {
-        Ok(value) => value,
-        Err(e) => return vec![format!("Invalid JSON: {e}")],
-    };
-    let Value::Array(records) = value else {
-        return vec!["Top-level value must be a JSON array.".into()];
-    };
-    if records.is_empty() {
-        return vec!["Array is empty — no records found.".into()];
+    let text = python_text(text);
+    let mut errors = Capped::new(MAX_LISTED);
+    let mut index = 0;
+    let read = for_each_item(text.as_bytes(), |record| {
+        record_errors_at(index, &record, &mut errors);
+        index += 1;
+    });
+    match read {
+        Ok(0) => vec!["Array is empty — no records found.".into()],
+        Ok(_) => errors.finish(|more| format!("… and {more} more errors, not listed")),
+        Err(ArrayError::NotArray) => vec!["Top-level value must be a JSON array.".into()],
+        Err(ArrayError::Json(e)) => vec![format!("Invalid JSON: {e}")],
     }
-    let mut errors = Vec::new();
-    for (index, record) in records.iter().enumerate() {
-        let Some(record) = object(record) else {
-            let kind = match non_finite(record) {
-                Some(_) => "float",
-                None => vakra_pytext::pydantic::python_type(record),
-            };
-            errors.push(format!("Record {index}: expected an object, got {kind}"));
-            continue;
+}
+
+/// The errors of the record at `index`, added to `errors`.
+fn record_errors_at(index: usize, record: &Value, errors: &mut Capped<String>) {
+    let Some(record) = object(record) else {
+        let kind = match non_finite(record) {
+            Some(_) => "float",
+            None => vakra_pytext::pydantic::python_type(record),
         };
-        let uuid = match record.get("uuid") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => match non_finite(other) {
-                Some(repr) => repr.to_owned(),
-                None => vakra_pytext::py_str(other),
-            },
-            None => format!("<index {index}>"),
-        };
-        for (location, message) in record_errors(record) {
-            errors.push(error(index, &uuid, &location, &message));
-        }
+        errors.push(format!("Record {index}: expected an object, got {kind}"));
+        return;
+    };
+    let uuid = match record.get("uuid") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => match non_finite(other) {
+            Some(repr) => repr.to_owned(),
+            None => vakra_pytext::py_str(other),
+        },
+        None => format!("<index {index}>"),
+    };
+    for (location, message) in record_errors(record) {
+        errors.push(error(index, &uuid, &location, &message));
     }
-    errors
 }
 
 type FieldError = (Vec<String>, String);
@@ -138,10 +144,10 @@ fn turn_errors(turn: &Map<String, Value>, at: &[String], errors: &mut Vec<FieldE
 /// keeps it apart from any key a JSON text can hold unescaped.
 const NON_FINITE: &str = "\u{0}non-finite";
 
-/// Parses JSON as Python's `json.loads` does: `NaN`, `Infinity`, `-Infinity` and numbers
-/// beyond a double's range are accepted, each standing as a `{NON_FINITE: "nan"|"inf"|"-inf"}`
+/// JSON text that reads as Python's `json.loads` reads `text`: `NaN`, `Infinity`, `-Infinity`
+/// and numbers beyond a double's range each become a `{NON_FINITE: "nan"|"inf"|"-inf"}`
 /// object (see [`non_finite`]).
-fn python_json(text: &str) -> Result<Value, String> {
+fn python_text(text: &str) -> String {
     let marker = |repr: &str| format!("{{\"\\u0000non-finite\":\"{repr}\"}}");
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -181,10 +187,10 @@ fn python_json(text: &str) -> Result<Value, String> {
         }
         rest = &rest[token.len()..];
     }
-    vakra_pytext::loads::loads(out.as_bytes())
+    out
 }
 
-/// Python's `str()` of a non-finite number read by [`python_json`]; `None` for other values.
+/// Python's `str()` of a non-finite number read from [`python_text`]; `None` for other values.
 fn non_finite(value: &Value) -> Option<&str> {
     match value {
         Value::Object(map) if map.len() == 1 => map.get(NON_FINITE)?.as_str(),
@@ -352,6 +358,19 @@ mod tests {
         );
     }
 
+    #[test]
+    fn errors_beyond_the_cap_are_counted() {
+        let text = format!("[{}]", vec!["0"; MAX_LISTED + 7].join(","));
+        let errors = validate_text(&text);
+        assert_eq!(errors.len(), MAX_LISTED + 1);
+        assert_eq!(errors[0], "Record 0: expected an object, got int");
+        assert_eq!(errors[MAX_LISTED], "… and 7 more errors, not listed");
+        assert_eq!(
+            validate_file(Path::new("/dev/zero")),
+            ["Cannot read the file: not a regular file (a FIFO, device or socket)"]
+        );
+    }
+
     /// The file and the messages were checked against the reference's `validate_output.py`
     /// (pydantic 2.13): Python's `json` reads `NaN`, `Infinity` and `1e400`, and a turn,
     /// sequence or tool call that is not an object names its model.
@@ -378,9 +397,11 @@ mod tests {
             ]
         );
         // Inside strings the words stay text; integers stay numbers however large.
-        let values =
-            python_json(r#"["NaN", "a\"Infinity", -Infinity, 1e5, 12345678901234567890123]"#)
-                .unwrap();
+        let values = vakra_pytext::loads::loads(
+            python_text(r#"["NaN", "a\"Infinity", -Infinity, 1e5, 12345678901234567890123]"#)
+                .as_bytes(),
+        )
+        .unwrap();
         let values = values.as_array().unwrap();
         assert_eq!(values[..2], [json!("NaN"), json!("a\"Infinity")]);
         assert_eq!(non_finite(&values[2]), Some("-inf"));

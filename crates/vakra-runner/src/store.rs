@@ -90,6 +90,15 @@ impl Store {
                     let Some((uuid, trial)) = trial_key(&record) else {
                         continue;
                     };
+                    if let Err(why) = usable(&record) {
+                        tracing::warn!(
+                            path = %path.display(),
+                            uuid,
+                            trial,
+                            "a record of an earlier run is malformed ({why}): its sample runs again"
+                        );
+                        continue;
+                    }
                     if retry_errors && record.get("status").and_then(Value::as_str) == Some("error")
                     {
                         continue;
@@ -220,22 +229,50 @@ fn sub_folders(out: &Path) -> Vec<String> {
     names
 }
 
-/// Keeps the complete trajectory lines of kept records, once each.
+/// Whether a record of an earlier run counts as done: one the evaluator can use, with the
+/// status and the turn every record `vakra run` writes has. Anything else runs again.
+fn usable(record: &Value) -> Result<(), String> {
+    let parsed = vakra_eval::records::parse_record(record)?;
+    match record.get("status").and_then(Value::as_str) {
+        Some("success" | "error") => {}
+        _ => return Err("`status` is not \"success\" or \"error\"".into()),
+    }
+    if parsed.turns.is_empty() {
+        return Err("no turn in `output`".into());
+    }
+    Ok(())
+}
+
+/// Keeps the complete trajectory lines of kept records, once each, reading the file a line at
+/// a time; a trajectory that is not a regular file (a FIFO would block) is an error.
 fn prune_trajectories(path: &Path, kept: &HashSet<(String, u32)>) -> Result<(), RunError> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    use std::io::BufRead;
+    if !path.exists() {
         return Ok(());
-    };
+    }
+    let (file, _) = vakra_eval::records::open_regular(path).map_err(|message| RunError::Input {
+        path: path.to_owned(),
+        message: format!("{message} (an earlier run's trajectory; move it away to start afresh)"),
+    })?;
     let mut seen = HashSet::new();
     let mut out = String::new();
-    for line in text.lines() {
-        let key = serde_json::from_str::<Value>(line)
+    for line in std::io::BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| RunError::Input {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        // A line that is not text was cut or garbled: dropped like any unusable line.
+        let Ok(line) = String::from_utf8(line) else {
+            continue;
+        };
+        let key = serde_json::from_str::<Value>(&line)
             .ok()
             .and_then(|value| trial_key(&value));
         if let Some(key) = key
             && kept.contains(&key)
             && seen.insert(key)
         {
-            out.push_str(line);
+            out.push_str(&line);
             out.push('\n');
         }
     }
@@ -262,4 +299,73 @@ fn write_text_atomically(path: &Path, text: &str) -> Result<(), RunError> {
     std::fs::write(&temporary, text)
         .and_then(|()| std::fs::rename(&temporary, path))
         .map_err(|e| RunError::output(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(uuid: &str) -> Value {
+        json!({"uuid": uuid, "domain": "d", "status": "success", "error": "", "duration_s": 1.0,
+               "output": [{"turn_id": 0, "query": "q", "answer": "a", "sequence": {"tool_call": []}}]})
+    }
+
+    #[test]
+    fn malformed_records_of_an_earlier_run_run_again() {
+        let out = tempfile::tempdir().unwrap();
+        let folder = out.path().join("capability_2_dashboard_apis");
+        std::fs::create_dir_all(&folder).unwrap();
+        let records = json!([
+            record("good"),
+            {"uuid": "bare"},
+            {"uuid": "no-status", "output": [{"query": "q"}]},
+            {"uuid": "bad-output", "status": "success", "output": 3},
+            {"uuid": "no-turn", "status": "error", "output": []},
+        ]);
+        std::fs::write(folder.join("d.json"), records.to_string()).unwrap();
+        let (_, finished) = Store::open(out.path(), HashMap::new(), false).unwrap();
+        let uuids: Vec<&str> = finished.iter().map(|key| key.2.as_str()).collect();
+        assert_eq!(uuids, ["good"], "only the usable record counts as done");
+    }
+
+    #[test]
+    fn a_trajectory_that_is_not_a_regular_file_is_an_error() {
+        let out = tempfile::tempdir().unwrap();
+        let folder = out.path().join("capability_2_dashboard_apis");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("d.json"), json!([record("good")]).to_string()).unwrap();
+        let fifo = folder.join("d.trajectory.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: no mkfifo");
+            return;
+        }
+        // Opening the FIFO would block for ever; the store refuses it at once.
+        let error = Store::open(out.path(), HashMap::new(), false)
+            .err()
+            .expect("a FIFO trajectory is refused")
+            .to_string();
+        assert!(error.contains("not a regular file"), "{error}");
+        assert!(error.contains("d.trajectory.jsonl"), "{error}");
+    }
+
+    #[test]
+    fn trajectory_lines_of_kept_records_stay_once_and_garbled_lines_go() {
+        let out = tempfile::tempdir().unwrap();
+        let path = out.path().join("t.jsonl");
+        let mut text =
+            b"{\"uuid\": \"a\"}\n{\"uuid\": \"a\"}\n{\"uuid\": \"b\"}\n\xff\xfe\n{\"uuid\": \"c\""
+                .to_vec();
+        text.extend_from_slice(b"\n");
+        std::fs::write(&path, text).unwrap();
+        let kept: HashSet<(String, u32)> = [("a".to_owned(), 0), ("c".to_owned(), 0)]
+            .into_iter()
+            .collect();
+        prune_trajectories(&path, &kept).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"uuid\": \"a\"}\n"
+        );
+    }
 }
