@@ -7,9 +7,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use vakra_eval::judges::exact::{self, ExactMode};
-use vakra_eval::records::parse_record;
 use vakra_eval::report::SampleReport;
 use vakra_eval::{Judging, Sample, judge_sample};
+use vakra_records::records::parse_record;
 use vakra_runner::opening::submission_record;
 
 use crate::protocol::object;

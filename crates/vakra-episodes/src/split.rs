@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use vakra_eval::records::{Record, read_records};
+use vakra_records::records::{Record, read_records};
 use vakra_runner::sample::{Sample, read_split};
 
 /// One sample with its ground truth.

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use vakra_eval::records::{capability_of_dir, domain_files, read_array};
+use vakra_records::records::{capability_of_dir, domain_files, read_array};
 
 use crate::RunError;
 
