@@ -4,16 +4,19 @@
 //! domain; ground truth, agent input and predictions share that layout ([`records`]:
 //! [`CAPABILITY_DIRS`], [`domain_files`]). Records are read leniently and boundedly: every record
 //! parses on its own and what cannot be used becomes a [`Problem`]; a file is a regular file of
-//! bounded size, its array read an item at a time. [`Shard`] is the one rule that splits a run's
+//! bounded size, its array read an item at a time. [`Prediction`] is the one writer of a
+//! prediction record, [`parse_record`] its one reader. [`Shard`] is the one rule that splits a run's
 //! samples over machines. The runner, the stand-in model, the episodes and the evaluator read
 //! the benchmark's files here.
 
 mod answer;
+mod prediction;
 pub mod records;
 pub mod shard;
 mod tokens;
 
 pub use answer::answer_text;
+pub use prediction::{PredictedCall, Prediction};
 pub use records::{
     CAPABILITY_DIRS, Call, Problem, Record, Turn, capability_of_dir, domain_files, parse_record,
     read_array, read_records,

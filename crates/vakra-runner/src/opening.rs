@@ -120,37 +120,6 @@ fn parse_python_json(text: &str) -> Result<Value, serde_json::Error> {
     }
 }
 
-/// A sample's record in the submission format: `uuid`, `domain`, `status`, `error`, the run's
-/// `duration_s` when given, and the scored turn's answer and calls (`vakra run` adds its own keys
-/// after these; the episodes export it as is).
-pub fn submission_record(
-    sample: &Sample,
-    status: &str,
-    error: &str,
-    duration_s: Option<f64>,
-    answer: &Value,
-    calls: Vec<Value>,
-) -> serde_json::Map<String, Value> {
-    let mut record = serde_json::Map::new();
-    record.insert("uuid".into(), json!(sample.uuid));
-    record.insert("domain".into(), json!(sample.domain));
-    record.insert("status".into(), json!(status));
-    record.insert("error".into(), json!(error));
-    if let Some(duration_s) = duration_s {
-        record.insert("duration_s".into(), json!(duration_s));
-    }
-    record.insert(
-        "output".into(),
-        json!([{
-            "turn_id": sample.turn_id,
-            "query": sample.query,
-            "answer": answer,
-            "sequence": {"tool_call": calls},
-        }]),
-    );
-    record
-}
-
 /// The conversation's start (spec §6.4).
 pub fn first_messages(
     prompts: &Prompts,
