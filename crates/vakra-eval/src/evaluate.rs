@@ -18,6 +18,7 @@ use crate::records::{
 use crate::report::{self, CapabilityReport, ReplaySummary, Report, Settings, Timing};
 use crate::shard::Shard;
 use crate::trials::{Latency, Tokens};
+use vakra_records::{CapabilityFolder, Side, Split, inherit_policy};
 
 /// The most trials of one sample that are scored (a prediction file could otherwise make one
 /// sample cost as many judgements as it has records).
@@ -53,21 +54,21 @@ pub async fn run(config: EvalConfig) -> Report {
     let mut samples = Vec::new();
     let mut position = 0;
     let in_shard = |uuid: &str| config.shard.is_none_or(|shard| shard.contains(uuid));
-    for (capability, name, dir) in capability_dirs(&config.ground_truth, &config.capabilities) {
+    for folder in capability_dirs(&config.ground_truth, &config.capabilities) {
+        let (capability, name) = (folder.capability, folder.name.clone());
         let pred_dir = prediction_dir(&config.predictions, capability, &name);
         let mut missing = Vec::new();
         let mut extra = Vec::new();
         let mut n_gt = 0;
         let mut tokens: Option<Tokens> = None;
         let mut latency: Option<Latency> = None;
-        for (domain, gt_path) in domain_files(&dir.join("output")) {
+        for (domain, gt_path) in folder.domain_files(Side::GroundTruth) {
             if !config.domains.is_empty() && !config.domains.contains(&domain) {
                 continue;
             }
             let (gt_records, gt_problems) = read_records(&gt_path);
             problems.extend(gt_problems);
-            let instructions =
-                input_instructions(&dir.join("input").join(format!("{domain}.json")));
+            let policies = folder.input_policies(&domain);
             let pred_path = pred_dir.as_ref().map(|d| d.join(format!("{domain}.json")));
             // uuid → trial → record.
             let mut preds: HashMap<String, BTreeMap<u32, Record>> = HashMap::new();
@@ -156,11 +157,8 @@ pub async fn run(config: EvalConfig) -> Report {
                     continue;
                 }
                 n_gt += 1;
-                if gt.additional_instructions.is_empty()
-                    && let Some(text) = instructions.get(&gt.uuid)
-                {
-                    gt.additional_instructions = text.clone();
-                }
+                let policy = policies.get(&gt.uuid).cloned();
+                inherit_policy(&mut gt, policy.as_deref());
                 let trials = preds.remove(&gt.uuid).unwrap_or_default();
                 if trials.is_empty() {
                     missing.push(gt.uuid.clone());
@@ -313,33 +311,17 @@ pub async fn run(config: EvalConfig) -> Report {
     }
 }
 
-/// The capability folders of a split, filtered: (number, name, path).
-fn capability_dirs(root: &Path, wanted: &[u8]) -> Vec<(u8, String, PathBuf)> {
-    let mut found: Vec<(u8, String, PathBuf)> = std::fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_str()?.to_owned();
-            let capability = capability_of_dir(&name)?;
-            entry
-                .path()
-                .join("output")
-                .is_dir()
-                .then(|| (capability, name, entry.path()))
-        })
-        .filter(|(n, _, _)| wanted.is_empty() || wanted.contains(n))
-        .collect();
-    // A capability folder given directly.
-    if found.is_empty()
-        && let Some(name) = root.file_name().and_then(|n| n.to_str())
-        && let Some(capability) = capability_of_dir(name)
-        && root.join("output").is_dir()
-        && (wanted.is_empty() || wanted.contains(&capability))
-    {
-        found.push((capability, name.to_owned(), root.to_owned()));
+/// The capability folders of a split with ground truth, filtered; or the folder itself when it
+/// is one.
+fn capability_dirs(root: &Path, wanted: &[u8]) -> Vec<CapabilityFolder> {
+    let split = Split::new(root);
+    let found = split.capabilities(Side::GroundTruth, wanted);
+    if found.is_empty() {
+        return split
+            .as_capability_folder(Side::GroundTruth, wanted)
+            .into_iter()
+            .collect();
     }
-    found.sort();
     found
 }
 
@@ -360,19 +342,4 @@ fn prediction_dir(root: &Path, capability: u8, name: &str) -> Option<PathBuf> {
         let is_plain = !domain_files(root).is_empty() && !root.join(default_name).exists();
         is_plain.then(|| root.to_owned())
     })
-}
-
-/// `additional_instructions` by uuid from an agent-input file, when there is one.
-fn input_instructions(path: &Path) -> HashMap<String, String> {
-    let Ok(items) = crate::records::read_array(path) else {
-        return HashMap::new();
-    };
-    items
-        .iter()
-        .filter_map(|item| {
-            let uuid = item.get("uuid")?.as_str()?.to_owned();
-            let text = item.get("additional_instructions")?.as_str()?.to_owned();
-            Some((uuid, text))
-        })
-        .collect()
 }
