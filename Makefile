@@ -3,7 +3,7 @@ CARGO ?= cargo
 export CARGO_INCREMENTAL ?= 0
 export CARGO_PROFILE_DEV_DEBUG ?= 0
 
-.PHONY: all build release demo test test-dense python-client openenv-client browser nginx kubernetes-tools inspector fmt lint unused-deps bench demo-data catalogs docker conformance clean
+.PHONY: all build release demo test test-dense python-client openenv-client browser nginx kubernetes-tools inspector fmt lint unused-deps test-modules bench demo-data catalogs docker conformance clean
 
 all: build
 
@@ -39,7 +39,7 @@ kubernetes-tools:
 inspector:
 	bash scripts/setup-inspector.sh
 
-test: unused-deps python-client openenv-client browser nginx kubernetes-tools inspector
+test: unused-deps test-modules python-client openenv-client browser nginx kubernetes-tools inspector
 	VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_OPENENV_PYTHON=$(CURDIR)/.venv-openenv/bin/python VAKRA_REQUIRE_OPENENV=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 VAKRA_REQUIRE_INSPECTOR=1 $(CARGO) test --workspace
 	$(MAKE) test-dense
 
@@ -61,7 +61,7 @@ test-dense:
 fmt:
 	$(CARGO) fmt --all
 
-lint: unused-deps
+lint: unused-deps test-modules
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p vakra-retrieval -p vakra-cli --all-targets --features dense -- -D warnings
@@ -69,6 +69,10 @@ lint: unused-deps
 # Every declared dependency is named in its crate's code (offline: cargo metadata and the sources).
 unused-deps:
 	python3 scripts/unused-deps.py
+
+# Every tests/*.rs file of a crate with one test binary is a module of it.
+test-modules:
+	python3 scripts/test-modules.py
 
 bench: release
 	bash scripts/bench-rest.sh
