@@ -5,75 +5,12 @@
 //! The catalogs (`openapi/`), databases and indexes are folders of [`crate::DataRoot`]; the
 //! files below are the single files the other capabilities, the runner and the evaluator read.
 
-use std::marker::PhantomData;
-use std::path::{Path, PathBuf};
-
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::tool_texts::ToolTexts;
-use crate::universes::Universes;
+pub use crate::root_file::RootFile;
+pub use crate::tool_texts::TOOL_TEXTS;
+pub use crate::universes::UNIVERSES;
 
-/// One file of a data root holding a `T`.
-pub struct RootFile<T> {
-    relative: &'static str,
-    holds: PhantomData<fn() -> T>,
-}
-
-impl<T> RootFile<T> {
-    const fn at(relative: &'static str) -> Self {
-        Self {
-            relative,
-            holds: PhantomData,
-        }
-    }
-
-    /// The path relative to the root (as `vakra import` lists the files it wrote).
-    pub fn relative(&self) -> &'static str {
-        self.relative
-    }
-
-    /// The file in `root`.
-    pub fn path(&self, root: &Path) -> PathBuf {
-        root.join(self.relative)
-    }
-
-    /// Writes `text` as the file, creating its folder.
-    pub fn write_text(&self, root: &Path, text: &str) -> std::io::Result<()> {
-        let path = self.path(root);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        std::fs::write(path, text)
-    }
-}
-
-impl<T: DeserializeOwned> RootFile<T> {
-    /// The file's content and its path (for reports); `None` when the root has none.
-    pub fn read_optional(&self, root: &Path) -> Result<Option<(T, String)>, String> {
-        let path = self.path(root);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
-                .map(|value| Some((value, path.display().to_string())))
-                .map_err(|e| format!("{}: {e}", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{}: {e}", path.display())),
-        }
-    }
-}
-
-impl<T: Serialize> RootFile<T> {
-    /// Writes `value` as indented JSON with a final newline, creating the folder.
-    pub fn write_json(&self, root: &Path, value: &T) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
-        self.write_text(root, &(text + "\n"))
-    }
-}
-
-/// Capability 1's universe mapping, converted from the reference's YAML.
-pub const UNIVERSES: RootFile<Universes> = RootFile::at("capability1/universes.json");
-/// The prose of capability 1's tool listing.
-pub const TOOL_TEXTS: RootFile<ToolTexts> = RootFile::at("capability1/texts.json");
 /// The pandas major version (`2` or `3`, text) the root was imported for.
 pub const PANDAS: RootFile<String> = RootFile::at("capability1/pandas");
 /// The runner's prompts, from the reference's agent.
@@ -117,6 +54,8 @@ pub struct EvaluatorPrompts {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn temp_root() -> PathBuf {

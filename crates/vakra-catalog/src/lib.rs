@@ -17,6 +17,7 @@ mod error;
 pub mod files;
 mod model;
 mod root;
+mod root_file;
 mod tool_texts;
 pub mod tools;
 mod universes;

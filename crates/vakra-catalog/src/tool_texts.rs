@@ -13,7 +13,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::CatalogError;
-use crate::files::TOOL_TEXTS;
+use crate::root_file::RootFile;
+
+/// The prose of capability 1's tool listing.
+pub const TOOL_TEXTS: RootFile<ToolTexts> = RootFile::at("capability1/texts.json");
 
 /// The strings of the listing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -11,7 +11,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::CatalogError;
-use crate::files::UNIVERSES;
+use crate::root_file::RootFile;
+
+/// Capability 1's universe mapping, converted from the reference's YAML.
+pub const UNIVERSES: RootFile<Universes> = RootFile::at("capability1/universes.json");
 
 /// One universe of the mapping.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -107,7 +107,7 @@ impl Episode {
             (
                 "universe",
                 initial
-                    .map(|(_, peek)| vakra_runner::opening::without_non_finite(&peek))
+                    .map(|(_, peek)| vakra_runner::peek_json::without_non_finite(&peek))
                     .into(),
             ),
             (

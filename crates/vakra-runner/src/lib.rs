@@ -19,6 +19,7 @@ pub mod agent;
 pub mod episode;
 pub mod langchain;
 pub mod opening;
+pub mod peek_json;
 pub mod prompts;
 pub mod run;
 pub mod sample;

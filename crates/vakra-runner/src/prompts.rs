@@ -98,7 +98,7 @@ fn data_info(peek: &Value) -> Option<(String, String, String)> {
             preview.insert(key, detail.get("first_3_values")?.clone());
         }
     }
-    let preview = crate::opening::python_json_text(
+    let preview = crate::peek_json::python_json_text(
         &vakra_pytext::dumps(
             &Value::Object(preview),
             &vakra_pytext::DumpOptions::indent2(),
