@@ -114,7 +114,7 @@ trap 'rm -rf "$goldens"' EXIT
 VAKRA_REF=$VAKRA_REF "$bpo_venv/bin/python" crates/vakra-bpo/tests/reference/record_goldens.py \
   "$goldens/bpo_goldens.json"
 VAKRA_REQUIRE_REF=1 VAKRA_REQUIRE_REF_CHECKOUT=1 VAKRA_BPO_GOLDENS=$goldens/bpo_goldens.json \
-  cargo test -p vakra-bpo --test listing --test reference_goldens -- --nocapture
+  cargo test -p vakra-bpo --test integration -- listing:: reference_goldens:: --nocapture
 
 # The evaluator: whole-pipeline exact-match verdicts on the published sample traces equal the
 # reference evaluator's recorded ones (crates/vakra-cli/tests/eval_agreement.rs).

@@ -1,7 +1,7 @@
 //! Bad calls get the reference's answers: FastMCP's unknown-tool text, pydantic's validation
 //! errors (exact texts), the tools' own not-found payloads, and never a panic.
 
-pub mod common;
+use crate::common;
 
 use common::{ok_text, session};
 use serde_json::{Map, Value, json};

@@ -1,7 +1,7 @@
 //! The demo data set (`bpo/` at the repository root, from `scripts/build_demo_bpo.py`) loads
 //! from its JSON-lines file and every tool answers on it.
 
-pub mod common;
+use crate::common;
 
 use std::sync::Arc;
 

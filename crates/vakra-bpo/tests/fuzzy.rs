@@ -1,7 +1,7 @@
 //! Suggestions for unknown requisitions: rapidfuzz's `process.extract(..., scorer=WRatio,
 //! limit=4)` over the requisition ids in order of first appearance.
 
-pub mod common;
+use crate::common;
 
 use common::{ok_text, session};
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! when a reference checkout is found (`vakra_test_kit::reference::checkout`), the demo's
 //! otherwise; with `VAKRA_REQUIRE_REF_CHECKOUT` set, a missing checkout fails these tests instead).
 
-pub mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -1,12 +1,12 @@
 //! Every `tool_call_results` entry recorded in the reference's six BPO task files reproduces
 //! exactly as FastMCP would send it, on the session API (the same replay over a real MCP
 //! session is `crates/vakra-cli/tests/bpo_mcp.rs`). How the recordings are read:
-//! [`common::recorded`].
+//! [`vakra_test_kit::bpo_recorded`].
 
-pub mod common;
+use crate::common;
 
-use common::recorded::{RECORDED_RESULTS, recorded_sessions};
 use common::{reference_dir, session};
+use vakra_test_kit::bpo_recorded::{RECORDED_RESULTS, recorded_sessions};
 use vakra_test_kit::text::assert_text;
 
 #[test]

@@ -6,7 +6,7 @@
 //! committed. Without it the comparison is skipped, unless `VAKRA_REQUIRE_REF_CHECKOUT` is set (as
 //! `scripts/conformance.sh` does), which fails it.
 
-pub mod common;
+use crate::common;
 
 use std::fs;
 

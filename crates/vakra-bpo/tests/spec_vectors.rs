@@ -1,7 +1,7 @@
 //! The test vectors of the BPO spec (§5.3) and the reference's state per session (§5.6), on the
 //! reference's data.
 
-pub mod common;
+use crate::common;
 
 use common::{ok_text, session};
 use serde_json::{Value, json};

@@ -18,4 +18,8 @@ pub enum CatalogError {
     Invalid { path: PathBuf, message: String },
     #[error("unknown domain {0:?}")]
     UnknownDomain(String),
+    #[error("capability-1 universe mapping: {0}")]
+    Universes(String),
+    #[error("capability-1 tool texts: {0}")]
+    ToolTexts(String),
 }

@@ -6,15 +6,21 @@
 //! list, the fetch mode, the empty and success response templates and the few special forms of
 //! the reference (see [`SqlProgram`]). No domain has Rust code of its own.
 //!
-//! This crate reads and writes those documents, knows the layout of a data root ([`DataRoot`]),
+//! This crate reads and writes those documents, knows the layout of a data root ([`DataRoot`]
+//! for its folders, [`files`] for each of its single files, with its path and type — capability
+//! 1's [`Universes`] and [`ToolTexts`], the runner's and the evaluator's prompts, …),
 //! builds the merged `/openapi.json`, and derives the MCP tools agents see from the operations
 //! exactly as the reference's wrapper does ([`tools`]).
 
 mod document;
 mod error;
+pub mod files;
 mod model;
 mod root;
+mod root_file;
+mod tool_texts;
 pub mod tools;
+mod universes;
 
 pub use document::{merged_openapi_json, parse_domain, read_domain, write_domain};
 pub use error::CatalogError;
@@ -23,3 +29,5 @@ pub use model::{
     python_title,
 };
 pub use root::{DataRoot, DomainIndex, is_valid_domain_name};
+pub use tool_texts::{ModelTexts, ToolTexts};
+pub use universes::{InitArgs, TableSpec, Toolset, Universe, Universes};

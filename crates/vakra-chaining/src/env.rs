@@ -13,9 +13,9 @@ use vakra_frame::{Pandas, Table, load_universe};
 use vakra_sql::{Database, DatabaseSet};
 
 use crate::ChainingError;
-use crate::mapping::Universes;
-use crate::texts::ToolTexts;
 use crate::tools::{SLOT_FILLING, ToolKind, get_data_schema, getter_schema, selection_base};
+use vakra_catalog::files::UNIVERSES;
+use vakra_catalog::{ToolTexts, Universes};
 
 /// Which server class runs (the reference's `MCP_SERVER_TYPE`); the benchmark uses `Router`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -126,7 +126,7 @@ impl ChainingEnv {
         let Some(first) = universes.ids_of_domain(domain).next().map(str::to_owned) else {
             return Err(ChainingError::Startup(format!(
                 "No tool universes found for domain '{domain}' in {}",
-                crate::mapping::UNIVERSES_FILE
+                UNIVERSES.relative()
             )));
         };
         let db = DatabaseSet::new(db_root.clone(), options.sql_time_limit)

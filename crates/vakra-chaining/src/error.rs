@@ -4,10 +4,6 @@
 /// are answers).
 #[derive(Debug, thiserror::Error)]
 pub enum ChainingError {
-    #[error("capability-1 universe mapping: {0}")]
-    Mapping(String),
-    #[error("capability-1 tool texts: {0}")]
-    Texts(String),
     #[error("{0}")]
     Startup(String),
 }

@@ -3,8 +3,9 @@
 //!
 //! `get_data(tool_universe_id)` builds a universe's table (via [`vakra_frame`]) and keeps it
 //! server-side under a handle; every later tool names handles and stores its table results
-//! under new ones. This crate owns everything around the engine: the universe mapping
-//! ([`Universes`]), the listing and its schemas ([`tools`], with prose from [`ToolTexts`]), what
+//! under new ones. This crate owns everything around the engine: the universe mapping (its file
+//! format, [`Universes`], and the listing's prose, [`ToolTexts`], are `vakra-catalog`'s data-root
+//! files), the listing and its schemas ([`tools`]), what
 //! all sessions of a domain share ([`ChainingEnv`]: settings, schemas, the universe-table
 //! cache), and one session's state and call pipeline ([`Session`]): toolset switching, handle
 //! naming and counters, getter accumulation, the server's own checks and error texts. A call's
@@ -20,20 +21,17 @@ mod env;
 mod error;
 mod inputs;
 mod legacy;
-mod mapping;
 mod pandas_file;
 pub mod pydantic;
 mod reply;
 mod session;
-mod texts;
 pub mod tools;
 
 pub use env::{ChainingEnv, ChainingOptions, ServerMode};
 pub use error::ChainingError;
 pub use legacy::{LegacyTranslator, LiveCall, handle_of_peek};
-pub use mapping::{Toolset, UNIVERSES_FILE, Universe, Universes};
-pub use pandas_file::{PANDAS_FILE, root_pandas, write_root_pandas};
+pub use pandas_file::{root_pandas, write_root_pandas};
 pub use reply::{ListedTool, Reply};
 pub use session::Session;
-pub use texts::{ModelTexts, TEXTS_FILE, ToolTexts};
+pub use vakra_catalog::{ModelTexts, ToolTexts, Toolset, Universe, Universes};
 pub use vakra_frame::{PANDAS_ENV, Pandas};

@@ -6,14 +6,13 @@ use std::path::Path;
 
 use vakra_frame::Pandas;
 
-use crate::ChainingError;
+use vakra_catalog::files::PANDAS;
 
-/// Where a data root records its pandas version (`2` or `3`).
-pub const PANDAS_FILE: &str = "capability1/pandas";
+use crate::ChainingError;
 
 /// The version recorded in `root`, if any.
 pub fn root_pandas(root: &Path) -> Result<Option<Pandas>, ChainingError> {
-    let path = root.join(PANDAS_FILE);
+    let path = PANDAS.path(root);
     match std::fs::read_to_string(&path) {
         Ok(text) => text
             .parse()
@@ -26,11 +25,7 @@ pub fn root_pandas(root: &Path) -> Result<Option<Pandas>, ChainingError> {
 
 /// Records `pandas` in `root`.
 pub fn write_root_pandas(root: &Path, pandas: Pandas) -> std::io::Result<()> {
-    let path = root.join(PANDAS_FILE);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(path, format!("{}\n", pandas.major()))
+    PANDAS.write_text(root, &format!("{}\n", pandas.major()))
 }
 
 #[cfg(test)]
@@ -43,7 +38,7 @@ mod tests {
         assert_eq!(root_pandas(dir.path()).unwrap(), None);
         write_root_pandas(dir.path(), Pandas::V2).unwrap();
         assert_eq!(root_pandas(dir.path()).unwrap(), Some(Pandas::V2));
-        std::fs::write(dir.path().join(PANDAS_FILE), "4").unwrap();
+        std::fs::write(PANDAS.path(dir.path()), "4").unwrap();
         let err = root_pandas(dir.path()).unwrap_err().to_string();
         assert!(err.contains("unknown pandas version \"4\""), "{err}");
     }

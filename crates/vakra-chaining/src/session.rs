@@ -18,10 +18,10 @@ use vakra_pytext::pydantic::{STRING_TYPE, validation_error};
 
 use crate::dispatch::{run_getter, run_tool};
 use crate::env::{ChainingEnv, ServerMode};
-use crate::mapping::Toolset;
 use crate::pydantic::{self as py, ArgValue};
 use crate::reply::{ListedTool, Reply};
 use crate::tools::{DATA_RENAMES, SLOT_FILLING, ToolKind, getter_description, selection_base};
+use vakra_catalog::Toolset;
 
 /// A column getter, `get_<column>s`.
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value, json};
 use vakra_frame::{AggregationOperation, CalculatorOperation, FilterCondition, TransformOperation};
 
-use crate::texts::ToolTexts;
+use vakra_catalog::ToolTexts;
 
 /// A tool of SLOT-BIRD or SEL-BIRD other than `get_data` and the column getters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use vakra_eval::{Connector, InProcess};
+use vakra_client::{Connector, InProcess};
 use vakra_mcp::ServerOptions;
 
 #[derive(Args, Clone)]

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use vakra_client::{Connector, InProcess};
 use vakra_episodes::{EpisodeLimits, EpisodeSetup, RewardMode, Split};
-use vakra_eval::{Connector, GroundTruthMemo, InProcess};
+use vakra_eval::GroundTruthMemo;
 use vakra_mcp::ServerOptions;
 
 #[derive(Args)]

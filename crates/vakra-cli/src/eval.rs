@@ -87,7 +87,7 @@ pub struct EvalArgs {
     /// Evaluate one shard of the samples, I/N (I from 0, as Kubernetes' JOB_COMPLETION_INDEX):
     /// those whose uuid hashes to I; `vakra eval merge` joins the N reports.
     #[arg(long)]
-    shard: Option<vakra_eval::Shard>,
+    shard: Option<vakra_records::Shard>,
     /// Trials of one sample scored; further trials of it are problems of the report.
     #[arg(long = "max-trials", default_value_t = vakra_eval::evaluate::DEFAULT_MAX_TRIALS)]
     max_trials: usize,
@@ -185,7 +185,7 @@ fn prices(args: &EvalArgs) -> anyhow::Result<Option<(f64, f64)>> {
     let Some(Ok(text)) = args
         .predictions
         .as_ref()
-        .map(|dir| vakra_eval::records::read_text(&dir.join("run.json")))
+        .map(|dir| vakra_records::records::read_text(&dir.join("run.json")))
     else {
         return Ok(None);
     };

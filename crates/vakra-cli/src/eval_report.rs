@@ -61,7 +61,7 @@ pub(crate) fn publish(
 
 /// A report of `vakra eval` read from `path`.
 pub(crate) fn read(path: &Path) -> anyhow::Result<vakra_eval::Report> {
-    let text = vakra_eval::records::read_text(path)
+    let text = vakra_records::records::read_text(path)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     serde_json::from_str(&text)
         .with_context(|| format!("{}: not a report of `vakra eval`", path.display()))

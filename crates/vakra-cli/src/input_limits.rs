@@ -3,8 +3,8 @@
 //! `vakra_eval` (`records`, `report`).
 
 use clap::Args;
-use vakra_eval::records::{DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LISTED};
 use vakra_eval::report::DEFAULT_MAX_SHOWN_CHARS;
+use vakra_records::records::{DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LISTED};
 
 /// How much of an input file is read and how many of its problems are listed.
 #[derive(Args)]
@@ -22,7 +22,7 @@ impl ReadLimitArgs {
     /// Sets these limits for this process.
     pub fn install(&self) -> anyhow::Result<()> {
         anyhow::ensure!(self.max_listed > 0, "--max-listed must be at least 1");
-        vakra_eval::records::set_input_limits(self.max_input_bytes, self.max_listed);
+        vakra_records::records::set_input_limits(self.max_input_bytes, self.max_listed);
         Ok(())
     }
 }

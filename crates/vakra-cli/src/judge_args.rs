@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use vakra_catalog::files::{OPERATION_ID_MAPPINGS, POLICY_CATEGORIES};
+use vakra_client::Connector;
+use vakra_eval::Judging;
 use vakra_eval::judges::GroundednessMode;
 use vakra_eval::judges::exact::{ExactMode, Normalization};
 use vakra_eval::judges::llm::{LlmClient, LlmConfig, Prompts};
-use vakra_eval::{Connector, Judging};
 
 #[derive(Args, Clone)]
 pub struct JudgeArgs {
@@ -131,7 +133,7 @@ fn policy_categories(
     given: Option<&Path>,
     root: &Path,
 ) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
-    let default = root.join("retrievers/policy_categories.json");
+    let default = POLICY_CATEGORIES.path(root);
     let path = match given {
         Some(path) => path.to_owned(),
         None if default.exists() => default,
@@ -148,7 +150,7 @@ fn policy_categories(
 }
 
 fn operation_ids(given: Option<&Path>, root: &Path) -> anyhow::Result<HashMap<String, String>> {
-    let default = root.join("mappings/all_operation_id_mappings.json");
+    let default = OPERATION_ID_MAPPINGS.path(root);
     match given {
         Some(path) => vakra_eval::read_operation_id_map(path).map_err(anyhow::Error::msg),
         None if default.exists() => {

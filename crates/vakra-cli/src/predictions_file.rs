@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde_json::Value;
-use vakra_eval::records::{capability_of_dir, for_each_item, read_array, read_text};
+use vakra_records::records::{capability_of_dir, for_each_item, read_array, read_text};
 
 /// Warns when the predictions are the ground truth itself (a mistaken path scores 100).
 pub fn warn_if_ground_truth(predictions: &Path, ground_truth: &Path) {
@@ -84,7 +84,7 @@ fn ground_truth_uuids(root: &Path) -> anyhow::Result<HashMap<String, (String, St
         if capability_of_dir(&name).is_none() {
             continue;
         }
-        for (domain, path) in vakra_eval::records::domain_files(&entry.path().join("output")) {
+        for (domain, path) in vakra_records::records::domain_files(&entry.path().join("output")) {
             let Ok(records) = read_array(&path) else {
                 continue;
             };

@@ -97,7 +97,7 @@ pub struct RunArgs {
     /// Run one shard of the samples, I/N (I from 0, as Kubernetes' JOB_COMPLETION_INDEX); a
     /// sample's shard is the one `vakra eval --shard` gives it.
     #[arg(long, env = "VAKRA_SHARD")]
-    shard: Option<vakra_eval::Shard>,
+    shard: Option<vakra_records::Shard>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,

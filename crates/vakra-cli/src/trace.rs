@@ -5,6 +5,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use vakra_mcp::trace::Trace;
+use vakra_records::{PredictedCall, Prediction};
 
 #[derive(Args)]
 pub struct TraceArgs {
@@ -148,31 +149,31 @@ fn duration_s(trace: &Trace) -> f64 {
 }
 
 fn record(trace: &Trace, uuid: String, answer: String, turn_id: i64) -> Value {
-    let tool_call: Vec<Value> = trace
+    let calls = trace
         .calls
         .iter()
-        .map(|c| {
-            let arguments = if c.arguments.is_null() {
+        .map(|c| PredictedCall {
+            name: c.tool.clone(),
+            arguments: if c.arguments.is_null() {
                 json!({})
             } else {
                 c.arguments.clone()
-            };
-            json!({"name": c.tool, "arguments": arguments})
+            },
         })
         .collect();
-    json!({
-        "uuid": uuid,
-        "domain": trace.header.domains.join(","),
-        "status": "success",
-        "error": "",
-        "duration_s": duration_s(trace),
-        "output": [{
-            "turn_id": turn_id,
-            "query": "",
-            "answer": answer,
-            "sequence": {"tool_call": tool_call},
-        }],
-    })
+    Prediction {
+        uuid,
+        domain: trace.header.domains.join(","),
+        error: None,
+        duration_s: Some(duration_s(trace)),
+        turn_id,
+        query: String::new(),
+        answer: Value::String(answer),
+        calls,
+        trial: None,
+        usage: None,
+    }
+    .to_json()
 }
 
 #[cfg(test)]

@@ -4,17 +4,14 @@
 //! the reference's six task files must come back byte for byte, each file replayed in a fresh
 //! session; the listing, per-session state and bad input are checked on the same sessions.
 
-#[path = "../../vakra-bpo/tests/common/recorded.rs"]
-mod recorded;
-
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use crate::common;
 use crate::common::Server;
-use recorded::{RECORDED_RESULTS, Recorded, recorded_sessions};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Map, Value, json};
+use vakra_test_kit::bpo_recorded::{RECORDED_RESULTS, Recorded, recorded_sessions};
 use vakra_test_kit::mcp::McpClient as Client;
 use vakra_test_kit::paths::repo_root;
 use vakra_test_kit::reference;

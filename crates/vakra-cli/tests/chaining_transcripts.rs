@@ -115,7 +115,7 @@ fn fixture(inputs: &Inputs) -> Fixture {
         std::fs::read_to_string(transcripts.join("mapping_additions_testdom.yaml")).unwrap();
     universes.extend(Universes::from_yaml(&additions).unwrap());
     std::fs::write(
-        root.join(vakra_chaining::UNIVERSES_FILE),
+        vakra_catalog::files::UNIVERSES.path(&root),
         universes.to_json(),
     )
     .unwrap();
@@ -131,7 +131,7 @@ fn fixture(inputs: &Inputs) -> Fixture {
         }
     }
     std::fs::write(
-        root.join(vakra_chaining::TEXTS_FILE),
+        vakra_catalog::files::TOOL_TEXTS.path(&root),
         serde_json::to_string(&texts).unwrap(),
     )
     .unwrap();

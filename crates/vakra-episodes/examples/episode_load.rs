@@ -17,11 +17,11 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use vakra_chaining::{LegacyTranslator, handle_of_peek};
-use vakra_eval::records::{CAPABILITY_DIRS, domain_files, read_records};
+use vakra_records::records::{CAPABILITY_DIRS, domain_files, read_records};
 
 struct Script {
     uuid: String,
-    calls: Vec<vakra_eval::records::Call>,
+    calls: Vec<vakra_records::records::Call>,
     answer: String,
 }
 
@@ -177,7 +177,7 @@ fn scripts(split: &Path) -> anyhow::Result<Vec<Script>> {
                 scripts.push(Script {
                     uuid: record.uuid.clone(),
                     calls: turn.calls.clone(),
-                    answer: vakra_eval::judges::answer_text(&turn.answer),
+                    answer: vakra_records::answer_text(&turn.answer),
                 });
             }
         }

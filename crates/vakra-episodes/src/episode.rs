@@ -4,9 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use vakra_eval::replay::{CallIssue, ReplaySession};
+use vakra_client::{CallIssue, Connector, ReplaySession};
+use vakra_eval::Judging;
 use vakra_eval::report::{SampleReport, shown, shown_json};
-use vakra_eval::{Connector, Judging};
 use vakra_runner::Prompts;
 use vakra_runner::opening::{enter_universe, first_messages};
 
@@ -107,7 +107,7 @@ impl Episode {
             (
                 "universe",
                 initial
-                    .map(|(_, peek)| vakra_runner::opening::without_non_finite(&peek))
+                    .map(|(_, peek)| vakra_runner::peek_json::without_non_finite(&peek))
                     .into(),
             ),
             (

@@ -7,12 +7,11 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use vakra_eval::judges::exact::{self, ExactMode};
-use vakra_eval::records::parse_record;
 use vakra_eval::report::SampleReport;
 use vakra_eval::{Judging, Sample, judge_sample};
-use vakra_runner::opening::submission_record;
+use vakra_records::records::parse_record;
+use vakra_records::{PredictedCall, Prediction};
 
-use crate::protocol::object;
 use crate::split::SplitSample;
 
 /// Which number the reward is.
@@ -68,23 +67,26 @@ pub struct RecordedCall {
 /// The trajectory as a prediction record in the submission format (`vakra run`'s, so that
 /// `vakra eval` reads it back).
 pub fn prediction_record(sample: &SplitSample, calls: &[RecordedCall], answer: &Value) -> Value {
-    let calls = calls
-        .iter()
-        .map(|c| {
-            object([
-                ("name", c.name.as_str().into()),
-                ("arguments", Value::Object(c.arguments.clone())),
-            ])
-        })
-        .collect();
-    Value::Object(submission_record(
-        &sample.sample,
-        "success",
-        "",
-        None,
-        answer,
-        calls,
-    ))
+    let sample = &sample.sample;
+    Prediction {
+        uuid: sample.uuid.clone(),
+        domain: sample.domain.clone(),
+        error: None,
+        duration_s: None,
+        turn_id: sample.turn_id,
+        query: sample.query.clone(),
+        answer: answer.clone(),
+        calls: calls
+            .iter()
+            .map(|c| PredictedCall {
+                name: c.name.clone(),
+                arguments: Value::Object(c.arguments.clone()),
+            })
+            .collect(),
+        trial: None,
+        usage: None,
+    }
+    .to_json()
 }
 
 /// Judges a prediction record against the sample's ground truth.

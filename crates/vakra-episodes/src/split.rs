@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use vakra_eval::records::{Record, read_records};
+use vakra_records::records::{Record, read_records};
+use vakra_records::{Side, inherit_policy};
 use vakra_runner::sample::{Sample, read_split};
 
 /// One sample with its ground truth.
@@ -63,6 +64,7 @@ impl Split {
     /// Reads every capability and domain of the split.
     pub fn load(path: &Path) -> Result<Self, SplitError> {
         let (inputs, unreadable) = read_split(path, &[], &[])?;
+        let split = vakra_records::Split::new(path);
         let mut skipped: Vec<String> = unreadable
             .into_iter()
             .map(|s| format!("{} record {}: {}", s.file.display(), s.index, s.reason))
@@ -73,10 +75,10 @@ impl Split {
         for sample in inputs {
             let key = (sample.capability_dir.clone(), sample.domain.clone());
             if !truths.contains_key(&key) {
-                let file = path
-                    .join(&sample.capability_dir)
-                    .join("output")
-                    .join(format!("{}.json", sample.domain));
+                let file = split
+                    .folder(&sample.capability_dir)
+                    .map(|folder| folder.file(Side::GroundTruth, &sample.domain))
+                    .unwrap_or_default();
                 truths.insert(key.clone(), ground_truth(&file)?);
             }
             let Some(mut ground_truth) = truths[&key].get(&sample.uuid).cloned() else {
@@ -87,9 +89,7 @@ impl Split {
                 continue;
             };
             // As `vakra eval` does: the policy comes from the input when the record has none.
-            if ground_truth.additional_instructions.is_empty() {
-                ground_truth.additional_instructions = sample.additional_instructions.clone();
-            }
+            inherit_policy(&mut ground_truth, Some(&sample.additional_instructions));
             if by_uuid.contains_key(&sample.uuid) {
                 skipped.push(format!("{}: duplicate uuid", sample.uuid));
                 continue;

@@ -15,9 +15,12 @@ use crate::records::{
     CAPABILITY_DIRS, Capped, Problem, Record, capability_of_dir, domain_files, max_listed,
     read_records, read_records_with,
 };
-use crate::report::{self, CapabilityReport, ReplaySummary, Report, Settings, Timing};
+use crate::report::{
+    self, CapabilityReport, ReplaySummary, Report, SampleReport, Settings, Timing,
+};
 use crate::shard::Shard;
 use crate::trials::{Latency, Tokens};
+use vakra_records::{CapabilityFolder, Side, Split, inherit_policy};
 
 /// The default of the most trials of one sample that are scored (`EvalConfig::max_trials`; a
 /// prediction file could otherwise make one sample cost as many judgements as it has records).
@@ -47,170 +50,210 @@ pub struct EvalConfig {
     pub max_trials: usize,
 }
 
-/// Runs the evaluation.
+/// The samples of a run paired with their predictions, and what was found on the way.
+pub struct Plan {
+    /// Every sample (once per trial of its predictions) to judge, in split order.
+    pub samples: Vec<Sample>,
+    /// Per capability: the sample count, missing and extra predictions, tokens and latency.
+    pub capabilities: BTreeMap<u8, CapabilityReport>,
+    pub problems: Vec<Problem>,
+}
+
+/// One judged sample: its place in the plan, its capability, its report and the judges' errors.
+type Judged = (usize, u8, SampleReport, Vec<String>);
+
+/// Runs the evaluation: [`plan`], judge every sample ([`judge_all`]), then the report.
 pub async fn run(config: EvalConfig) -> Report {
     let started = Instant::now();
     let config = Arc::new(config);
-    let mut problems = Vec::new();
-    let mut capabilities = BTreeMap::new();
-    let mut samples = Vec::new();
+    let Plan {
+        samples,
+        capabilities,
+        mut problems,
+    } = plan(&config);
+    let (results, stopped) = judge_all(&config, samples).await;
+    problems.extend(stopped);
+    assemble(&config, capabilities, problems, results, started)
+}
+
+/// Finds the split's samples (of the configured capabilities, domains and shard) and pairs
+/// each with its predictions, one sample per trial.
+pub fn plan(config: &EvalConfig) -> Plan {
+    let mut plan = Plan {
+        samples: Vec::new(),
+        capabilities: BTreeMap::new(),
+        problems: Vec::new(),
+    };
     let mut position = 0;
+    for folder in capability_dirs(&config.ground_truth, &config.capabilities) {
+        let report = plan_capability(config, &folder, &mut position, &mut plan);
+        plan.capabilities.insert(folder.capability, report);
+    }
+    plan
+}
+
+/// One capability folder's samples and predictions, added to `plan`; its report's counts.
+fn plan_capability(
+    config: &EvalConfig,
+    folder: &CapabilityFolder,
+    position: &mut usize,
+    plan: &mut Plan,
+) -> CapabilityReport {
     let in_shard = |uuid: &str| config.shard.is_none_or(|shard| shard.contains(uuid));
-    for (capability, name, dir) in capability_dirs(&config.ground_truth, &config.capabilities) {
-        let pred_dir = prediction_dir(&config.predictions, capability, &name);
-        let mut missing = Vec::new();
-        let mut extra = Vec::new();
-        let mut n_gt = 0;
-        let mut tokens: Option<Tokens> = None;
-        let mut latency: Option<Latency> = None;
-        for (domain, gt_path) in domain_files(&dir.join("output")) {
-            if !config.domains.is_empty() && !config.domains.contains(&domain) {
-                continue;
-            }
-            let (gt_records, gt_problems) = read_records(&gt_path);
-            problems.extend(gt_problems);
-            let instructions =
-                input_instructions(&dir.join("input").join(format!("{domain}.json")));
-            let pred_path = pred_dir.as_ref().map(|d| d.join(format!("{domain}.json")));
-            // uuid → trial → record.
-            let mut preds: HashMap<String, BTreeMap<u32, Record>> = HashMap::new();
-            match pred_path.filter(|p| p.exists()) {
-                Some(path) => {
-                    let gt_uuids: HashSet<&str> =
-                        gt_records.iter().map(|gt| gt.uuid.as_str()).collect();
-                    let mut file_problems = Capped::new(max_listed());
-                    let mut unknown = Capped::new(max_listed());
-                    let mut listed = HashSet::new();
-                    let mut unscored = HashSet::new();
-                    let read_problems = read_records_with(&path, |record| {
-                        if let Some(counted) = record.tokens {
-                            tokens.get_or_insert_default().add(counted);
+    let (capability, name) = (folder.capability, folder.name.clone());
+    let pred_dir = prediction_dir(&config.predictions, capability, &name);
+    let mut missing = Vec::new();
+    let mut extra = Vec::new();
+    let mut n_gt = 0;
+    let mut tokens: Option<Tokens> = None;
+    let mut latency: Option<Latency> = None;
+    for (domain, gt_path) in folder.domain_files(Side::GroundTruth) {
+        if !config.domains.is_empty() && !config.domains.contains(&domain) {
+            continue;
+        }
+        let (gt_records, gt_problems) = read_records(&gt_path);
+        plan.problems.extend(gt_problems);
+        let policies = folder.input_policies(&domain);
+        let pred_path = pred_dir.as_ref().map(|d| d.join(format!("{domain}.json")));
+        // uuid → trial → record.
+        let mut preds: HashMap<String, BTreeMap<u32, Record>> = HashMap::new();
+        match pred_path.filter(|p| p.exists()) {
+            Some(path) => {
+                let gt_uuids: HashSet<&str> =
+                    gt_records.iter().map(|gt| gt.uuid.as_str()).collect();
+                let mut file_problems = Capped::new(max_listed());
+                let mut unknown = Capped::new(max_listed());
+                let mut listed = HashSet::new();
+                let mut unscored = HashSet::new();
+                let read_problems = read_records_with(&path, |record| {
+                    if let Some(counted) = record.tokens {
+                        tokens.get_or_insert_default().add(counted);
+                    }
+                    if let Some(seconds) = record.duration_s {
+                        latency.get_or_insert_default().add(Latency::of(seconds));
+                    }
+                    // Only the ground truth's samples are kept; the others are named.
+                    if !gt_uuids.contains(record.uuid.as_str()) {
+                        if in_shard(&record.uuid) && !listed.contains(&record.uuid) {
+                            listed.insert(record.uuid.clone());
+                            unknown.push(record.uuid);
                         }
-                        if let Some(seconds) = record.duration_s {
-                            latency.get_or_insert_default().add(Latency::of(seconds));
+                        return;
+                    }
+                    let trials = preds.entry(record.uuid.clone()).or_default();
+                    let trial = record.trial.unwrap_or(0);
+                    if trials.len() >= config.max_trials && !trials.contains_key(&trial) {
+                        if unscored.insert(record.uuid.clone()) {
+                            tracing::warn!(
+                                uuid = %record.uuid,
+                                limit = config.max_trials,
+                                "a sample has more trials than are scored (--max-trials)"
+                            );
                         }
-                        // Only the ground truth's samples are kept; the others are named.
-                        if !gt_uuids.contains(record.uuid.as_str()) {
-                            if in_shard(&record.uuid) && !listed.contains(&record.uuid) {
-                                listed.insert(record.uuid.clone());
-                                unknown.push(record.uuid);
-                            }
-                            return;
-                        }
-                        let trials = preds.entry(record.uuid.clone()).or_default();
-                        let trial = record.trial.unwrap_or(0);
-                        if trials.len() >= config.max_trials && !trials.contains_key(&trial) {
-                            if unscored.insert(record.uuid.clone()) {
-                                tracing::warn!(
-                                    uuid = %record.uuid,
-                                    limit = config.max_trials,
-                                    "a sample has more trials than are scored (--max-trials)"
-                                );
-                            }
-                            file_problems.push(Problem {
-                                file: path.display().to_string(),
-                                uuid: Some(record.uuid.clone()),
-                                message: format!(
-                                    "more than {} trials of one sample: trial {trial} is not scored",
-                                    config.max_trials
-                                ),
-                            });
-                        } else if trials.insert(trial, record).is_some() {
-                            file_problems.push(Problem {
-                                file: path.display().to_string(),
-                                uuid: None,
-                                message: "duplicate uuid: the last record is used".into(),
-                            });
-                        }
-                    });
-                    problems.extend(read_problems);
-                    problems.extend(file_problems.finish(|more| Problem {
-                        file: path.display().to_string(),
-                        uuid: None,
-                        message: format!("{more} more problems of this kind, not listed"),
-                    }));
-                    if unknown.dropped > 0 {
-                        problems.push(Problem {
+                        file_problems.push(Problem {
                             file: path.display().to_string(),
-                            uuid: None,
+                            uuid: Some(record.uuid.clone()),
                             message: format!(
-                                "{} more records of samples not in the ground truth, not listed in extra_prediction_uuids",
-                                unknown.dropped
+                                "more than {} trials of one sample: trial {trial} is not scored",
+                                config.max_trials
                             ),
                         });
+                    } else if trials.insert(trial, record).is_some() {
+                        file_problems.push(Problem {
+                            file: path.display().to_string(),
+                            uuid: None,
+                            message: "duplicate uuid: the last record is used".into(),
+                        });
                     }
-                    extra.extend(unknown.items);
-                }
-                None => problems.push(Problem {
-                    file: pred_dir
-                        .as_ref()
-                        .map(|d| d.join(format!("{domain}.json")).display().to_string())
-                        .unwrap_or_else(|| config.predictions.display().to_string()),
+                });
+                plan.problems.extend(read_problems);
+                plan.problems.extend(file_problems.finish(|more| Problem {
+                    file: path.display().to_string(),
                     uuid: None,
-                    message: format!(
-                        "no prediction file for capability {capability}, domain {domain}"
-                    ),
-                }),
+                    message: format!("{more} more problems of this kind, not listed"),
+                }));
+                if unknown.dropped > 0 {
+                    plan.problems.push(Problem {
+                        file: path.display().to_string(),
+                        uuid: None,
+                        message: format!(
+                            "{} more records of samples not in the ground truth, not listed in extra_prediction_uuids",
+                            unknown.dropped
+                        ),
+                    });
+                }
+                extra.extend(unknown.items);
             }
-            let mut seen = std::collections::HashSet::new();
-            for mut gt in gt_records {
-                if !seen.insert(gt.uuid.clone()) {
-                    problems.push(Problem {
-                        file: gt_path.display().to_string(),
-                        uuid: Some(gt.uuid.clone()),
-                        message: "duplicate ground-truth uuid: scored once".into(),
-                    });
-                    continue;
-                }
-                position += 1;
-                if !in_shard(&gt.uuid) {
-                    preds.remove(&gt.uuid);
-                    continue;
-                }
-                n_gt += 1;
-                if gt.additional_instructions.is_empty()
-                    && let Some(text) = instructions.get(&gt.uuid)
-                {
-                    gt.additional_instructions = text.clone();
-                }
-                let trials = preds.remove(&gt.uuid).unwrap_or_default();
-                if trials.is_empty() {
-                    missing.push(gt.uuid.clone());
-                    samples.push(Sample {
-                        position: position - 1,
-                        capability,
-                        domain: domain.clone(),
-                        gt,
-                        pred: None,
-                        problems: Vec::new(),
-                        trial: None,
-                    });
-                    continue;
-                }
-                for pred in trials.into_values() {
-                    samples.push(Sample {
-                        position: position - 1,
-                        capability,
-                        domain: domain.clone(),
-                        gt: gt.clone(),
-                        trial: pred.trial,
-                        pred: Some(pred),
-                        problems: Vec::new(),
-                    });
-                }
+            None => plan.problems.push(Problem {
+                file: pred_dir
+                    .as_ref()
+                    .map(|d| d.join(format!("{domain}.json")).display().to_string())
+                    .unwrap_or_else(|| config.predictions.display().to_string()),
+                uuid: None,
+                message: format!("no prediction file for capability {capability}, domain {domain}"),
+            }),
+        }
+        let mut seen = std::collections::HashSet::new();
+        for mut gt in gt_records {
+            if !seen.insert(gt.uuid.clone()) {
+                plan.problems.push(Problem {
+                    file: gt_path.display().to_string(),
+                    uuid: Some(gt.uuid.clone()),
+                    message: "duplicate ground-truth uuid: scored once".into(),
+                });
+                continue;
+            }
+            *position += 1;
+            if !in_shard(&gt.uuid) {
+                preds.remove(&gt.uuid);
+                continue;
+            }
+            n_gt += 1;
+            let policy = policies.get(&gt.uuid).cloned();
+            inherit_policy(&mut gt, policy.as_deref());
+            let trials = preds.remove(&gt.uuid).unwrap_or_default();
+            if trials.is_empty() {
+                missing.push(gt.uuid.clone());
+                plan.samples.push(Sample {
+                    position: *position - 1,
+                    capability,
+                    domain: domain.clone(),
+                    gt,
+                    pred: None,
+                    problems: Vec::new(),
+                    trial: None,
+                });
+                continue;
+            }
+            for pred in trials.into_values() {
+                plan.samples.push(Sample {
+                    position: *position - 1,
+                    capability,
+                    domain: domain.clone(),
+                    gt: gt.clone(),
+                    trial: pred.trial,
+                    pred: Some(pred),
+                    problems: Vec::new(),
+                });
             }
         }
-        missing.sort();
-        extra.sort();
-        capabilities.insert(capability, {
-            let mut report = CapabilityReport::new(name, n_gt, missing, extra);
-            report.cost_usd = config.prices.zip(tokens).map(|(p, t)| t.cost(p));
-            report.tokens = tokens;
-            report.latency = latency;
-            report
-        });
     }
+    missing.sort();
+    extra.sort();
+    let mut report = CapabilityReport::new(name, n_gt, missing, extra);
+    report.cost_usd = config.prices.zip(tokens).map(|(p, t)| t.cost(p));
+    report.tokens = tokens;
+    report.latency = latency;
+    report
+}
 
+/// Judges the samples with at most `config.jobs` at a time; the results in plan order, and a
+/// problem for each sample whose evaluation stopped.
+pub async fn judge_all(
+    config: &Arc<EvalConfig>,
+    samples: Vec<Sample>,
+) -> (Vec<Judged>, Vec<Problem>) {
+    let mut stopped = Vec::new();
     let progress = if config.progress {
         ProgressBar::new(samples.len() as u64).with_style(
             ProgressStyle::with_template(
@@ -224,7 +267,7 @@ pub async fn run(config: EvalConfig) -> Report {
     let limit = Arc::new(tokio::sync::Semaphore::new(config.jobs.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     for (index, sample) in samples.into_iter().enumerate() {
-        let config = Arc::clone(&config);
+        let config = Arc::clone(config);
         let limit = Arc::clone(&limit);
         let progress = progress.clone();
         tasks.spawn(async move {
@@ -239,7 +282,7 @@ pub async fn run(config: EvalConfig) -> Report {
     while let Some(joined) = tasks.join_next().await {
         match joined {
             Ok(result) => results.push(result),
-            Err(e) => problems.push(Problem {
+            Err(e) => stopped.push(Problem {
                 file: String::new(),
                 uuid: None,
                 message: format!("a sample's evaluation stopped: {e}"),
@@ -248,6 +291,17 @@ pub async fn run(config: EvalConfig) -> Report {
     }
     progress.finish_and_clear();
     results.sort_by_key(|r| r.0);
+    (results, stopped)
+}
+
+/// The report of a judged run.
+fn assemble(
+    config: &EvalConfig,
+    mut capabilities: BTreeMap<u8, CapabilityReport>,
+    problems: Vec<Problem>,
+    results: Vec<Judged>,
+    started: Instant,
+) -> Report {
     let n_samples = results.len();
     let mut replay_summary = ReplaySummary::default();
     let mut judge_errors = Vec::new();
@@ -325,33 +379,17 @@ pub async fn run(config: EvalConfig) -> Report {
     }
 }
 
-/// The capability folders of a split, filtered: (number, name, path).
-fn capability_dirs(root: &Path, wanted: &[u8]) -> Vec<(u8, String, PathBuf)> {
-    let mut found: Vec<(u8, String, PathBuf)> = std::fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_str()?.to_owned();
-            let capability = capability_of_dir(&name)?;
-            entry
-                .path()
-                .join("output")
-                .is_dir()
-                .then(|| (capability, name, entry.path()))
-        })
-        .filter(|(n, _, _)| wanted.is_empty() || wanted.contains(n))
-        .collect();
-    // A capability folder given directly.
-    if found.is_empty()
-        && let Some(name) = root.file_name().and_then(|n| n.to_str())
-        && let Some(capability) = capability_of_dir(name)
-        && root.join("output").is_dir()
-        && (wanted.is_empty() || wanted.contains(&capability))
-    {
-        found.push((capability, name.to_owned(), root.to_owned()));
+/// The capability folders of a split with ground truth, filtered; or the folder itself when it
+/// is one.
+fn capability_dirs(root: &Path, wanted: &[u8]) -> Vec<CapabilityFolder> {
+    let split = Split::new(root);
+    let found = split.capabilities(Side::GroundTruth, wanted);
+    if found.is_empty() {
+        return split
+            .as_capability_folder(Side::GroundTruth, wanted)
+            .into_iter()
+            .collect();
     }
-    found.sort();
     found
 }
 
@@ -372,19 +410,4 @@ fn prediction_dir(root: &Path, capability: u8, name: &str) -> Option<PathBuf> {
         let is_plain = !domain_files(root).is_empty() && !root.join(default_name).exists();
         is_plain.then(|| root.to_owned())
     })
-}
-
-/// `additional_instructions` by uuid from an agent-input file, when there is one.
-fn input_instructions(path: &Path) -> HashMap<String, String> {
-    let Ok(items) = crate::records::read_array(path) else {
-        return HashMap::new();
-    };
-    items
-        .iter()
-        .filter_map(|item| {
-            let uuid = item.get("uuid")?.as_str()?.to_owned();
-            let text = item.get("additional_instructions")?.as_str()?.to_owned();
-            Some((uuid, text))
-        })
-        .collect()
 }

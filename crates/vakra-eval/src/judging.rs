@@ -15,13 +15,13 @@ use crate::judges::exact::{self, ExactMode, Normalization};
 use crate::judges::llm::{self, LlmClient, Prompts};
 use crate::judges::{GroundednessMode, answer, answer_text, grounded, policy};
 use crate::records::{Call, Record, Turn};
-use crate::replay::{CallIssue, Connector, ReplaySession};
 use crate::replayed::Replayed;
 use crate::report::{
     self, CallReport, Calls, DecidedBy, Judges, MULTI_SOURCE_WEIGHT, ReplayCounts, ReplaySummary,
     Responses, SampleReport,
 };
 use crate::taxonomy;
+use vakra_client::{CallIssue, Connector, ReplaySession};
 
 /// How one sample is replayed and judged: the settings of a run that decide a sample's
 /// verdict (a run adds which samples, and how many at a time).
@@ -73,9 +73,67 @@ fn is_multi_source(sample: &Sample) -> bool {
         })
 }
 
-/// Replays and judges one sample: its report, and the LLM judge's errors, if any.
+/// Replays and judges one sample: its report, and the LLM judge's errors, if any. The stages:
+/// pair the prediction's turn with the ground truth's, replay both, then the judges'
+/// [`WATERFALL`] over the turn pair, and the error taxonomy for a sample that did not pass.
 pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport, Vec<String>) {
     let gt_turn = sample.gt.turns.last().cloned().unwrap_or_else(empty_turn);
+    let mut report = new_report(&mut sample, &gt_turn);
+    let mut judge_errors = Vec::new();
+    let Some(pred) = sample.pred.take() else {
+        report.error_stage = Some("no_prediction".into());
+        return (report, judge_errors);
+    };
+    let Some(pred_index) = scored_turn(&pred, &gt_turn, &mut report) else {
+        report.error_stage = Some("turn_mismatch".into());
+        return (report, judge_errors);
+    };
+    let pred_turn = &pred.turns[pred_index];
+    // Judged whole, shown cut: a string answer is not copied.
+    report.pred_answer = match &pred_turn.answer {
+        Value::String(s) => crate::report::shown(s),
+        other => crate::report::shown(&answer_text(other)),
+    };
+
+    let (pred_replay, gt_replay) = tokio::join!(
+        replay(config, &sample, &pred, false),
+        replay_ground_truth(config, &sample),
+    );
+    let pair = TurnPair::new(
+        &sample,
+        (&gt_turn, &gt_replay),
+        (pred_turn, &pred_replay, pred_index),
+    );
+    pair.record(&mut report, config.include_responses);
+    for stage in WATERFALL {
+        match stage
+            .judge(config, &pair, &mut report, &mut judge_errors)
+            .await
+        {
+            Outcome::Next => {}
+            Outcome::Rejected => return (report, judge_errors),
+            Outcome::Score(score) => {
+                report.score = score;
+                break;
+            }
+        }
+    }
+    if report.score != 1.0 {
+        let strip = |calls: &[Call]| -> Vec<Call> {
+            calls
+                .iter()
+                .filter(|c| !(sample.capability == 1 && c.name == "get_data"))
+                .cloned()
+                .collect()
+        };
+        report.error_stage =
+            Some(taxonomy::error_stage(&strip(pair.gt_calls), &strip(pair.pred_calls)).to_owned());
+    }
+    (report, judge_errors)
+}
+
+/// The sample's report before judging: the ground truth's turn, hops and weight.
+fn new_report(sample: &mut Sample, gt_turn: &Turn) -> SampleReport {
     let hops = gt_turn
         .calls
         .iter()
@@ -83,13 +141,17 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
             c.name != "initialize_active_data" && !(sample.capability == 1 && c.name == "get_data")
         })
         .count();
-    let mut report = SampleReport {
+    let mut problems = std::mem::take(&mut sample.problems);
+    if sample.gt.turns.is_empty() {
+        problems.push("the ground truth has no turns".into());
+    }
+    SampleReport {
         position: sample.position,
         uuid: sample.gt.uuid.clone(),
         domain: sample.domain.clone(),
         turn_id: gt_turn.turn_id,
         score: 0.0,
-        weight: if is_multi_source(&sample) {
+        weight: if is_multi_source(sample) {
             MULTI_SOURCE_WEIGHT
         } else {
             1
@@ -104,21 +166,18 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
         query: gt_turn.query.clone(),
         pred_answer: String::new(),
         gt_answer: answer_text(&gt_turn.answer),
-        problems: std::mem::take(&mut sample.problems),
+        problems,
         replay: ReplaySummary::default(),
         calls: None,
         responses: None,
         trial: sample.trial,
-    };
-    let mut judge_errors = Vec::new();
-    if sample.gt.turns.is_empty() {
-        report.problems.push("the ground truth has no turns".into());
     }
-    let Some(pred) = sample.pred.take() else {
-        report.error_stage = Some("no_prediction".into());
-        return (report, judge_errors);
-    };
-    let pred_index = match pred
+}
+
+/// The prediction's turn scored against the ground truth's: the one with its `turn_id`, or the
+/// only one (noted); `None` when neither exists (noted).
+fn scored_turn(pred: &Record, gt_turn: &Turn, report: &mut SampleReport) -> Option<usize> {
+    match pred
         .turns
         .iter()
         .position(|t| t.turn_id.is_some() && t.turn_id == gt_turn.turn_id)
@@ -131,177 +190,257 @@ pub async fn judge_sample(config: &Judging, mut sample: Sample) -> (SampleReport
             ));
             Some(0)
         }
-        None => None,
-    };
-    let Some(pred_index) = pred_index else {
-        report.problems.push(format!(
-            "the prediction has {} turns and none has the ground truth's turn_id {:?}",
-            pred.turns.len(),
-            gt_turn.turn_id
-        ));
-        report.error_stage = Some("turn_mismatch".into());
-        return (report, judge_errors);
-    };
-    let pred_turn = &pred.turns[pred_index];
-    // Judged whole, shown cut: a string answer is not copied.
-    let pred_answer_text = match &pred_turn.answer {
-        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
-        other => std::borrow::Cow::Owned(answer_text(other)),
-    };
-    report.pred_answer = crate::report::shown(&pred_answer_text);
+        None => {
+            report.problems.push(format!(
+                "the prediction has {} turns and none has the ground truth's turn_id {:?}",
+                pred.turns.len(),
+                gt_turn.turn_id
+            ));
+            None
+        }
+    }
+}
 
-    let (pred_replay, gt_replay) = tokio::join!(
-        replay(config, &sample, &pred, false),
-        replay_ground_truth(config, &sample),
-    );
-    report.problems.extend(
-        pred_replay
-            .problems
-            .iter()
-            .map(|p| format!("prediction replay: {p}")),
-    );
-    report.problems.extend(
-        gt_replay
-            .problems
-            .iter()
-            .map(|p| format!("ground-truth replay: {p}")),
-    );
-    report.replay = ReplaySummary {
-        prediction: pred_replay.counts.clone(),
-        ground_truth: gt_replay.counts.clone(),
-    };
-    let empty = Vec::new();
-    let gt_calls = gt_replay.calls.last().unwrap_or(&empty);
-    let pred_calls = pred_replay.calls.get(pred_index).unwrap_or(&empty);
-    let mut gt_responses = gt_replay.responses.last().cloned().unwrap_or_default();
-    let mut pred_responses = pred_replay
-        .responses
-        .get(pred_index)
-        .cloned()
-        .unwrap_or_default();
-    // Items of `tool_call` without a name are not replayed; the reference answers each with
-    // None, after the turn's replayed responses (spec §2.8).
-    gt_responses.extend(std::iter::repeat_n(Value::Null, gt_turn.unnamed_calls));
-    pred_responses.extend(std::iter::repeat_n(Value::Null, pred_turn.unnamed_calls));
-    report.gt_steps = gt_calls.len();
-    report.pred_steps = pred_calls.len();
-    report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
-    let listed = |calls: &[Call]| -> Vec<CallReport> {
-        calls
-            .iter()
-            .map(|c| CallReport {
-                name: c.name.clone(),
-                arguments: crate::report::shown_json(&c.arguments),
-            })
-            .collect()
-    };
-    report.calls = Some(Calls {
-        ground_truth: listed(gt_calls),
-        prediction: listed(pred_calls),
-    });
-    if config.include_responses {
-        report.responses = Some(Responses {
-            ground_truth: gt_responses.clone(),
-            prediction: pred_responses.clone(),
-        });
+/// The scored turn of both sides after their replay: what the judges read.
+struct TurnPair<'a> {
+    /// The ground truth's policy (capability 4).
+    policy: &'a str,
+    query: &'a str,
+    gt_answer: &'a Value,
+    pred_answer: &'a Value,
+    gt_calls: &'a [Call],
+    pred_calls: &'a [Call],
+    /// The replayed responses, padded with `None` for the calls without a name (spec §2.8).
+    gt_responses: Vec<Value>,
+    pred_responses: Vec<Value>,
+    /// Capability 4: the documents the prediction's retriever calls returned.
+    pred_retrieved: &'a [String],
+    pred_replay: &'a Replayed,
+    gt_replay: &'a Replayed,
+}
+
+impl<'a> TurnPair<'a> {
+    fn new(
+        sample: &'a Sample,
+        (gt_turn, gt_replay): (&'a Turn, &'a Replayed),
+        (pred_turn, pred_replay, pred_index): (&'a Turn, &'a Replayed, usize),
+    ) -> Self {
+        let gt_calls = gt_replay.calls.last().map_or(&[][..], Vec::as_slice);
+        let pred_calls = pred_replay
+            .calls
+            .get(pred_index)
+            .map_or(&[][..], Vec::as_slice);
+        let mut gt_responses = gt_replay.responses.last().cloned().unwrap_or_default();
+        let mut pred_responses = pred_replay
+            .responses
+            .get(pred_index)
+            .cloned()
+            .unwrap_or_default();
+        // Items of `tool_call` without a name are not replayed; the reference answers each with
+        // None, after the turn's replayed responses (spec §2.8).
+        gt_responses.extend(std::iter::repeat_n(Value::Null, gt_turn.unnamed_calls));
+        pred_responses.extend(std::iter::repeat_n(Value::Null, pred_turn.unnamed_calls));
+        Self {
+            policy: &sample.gt.additional_instructions,
+            query: &gt_turn.query,
+            gt_answer: &gt_turn.answer,
+            pred_answer: &pred_turn.answer,
+            gt_calls,
+            pred_calls,
+            gt_responses,
+            pred_responses,
+            pred_retrieved: pred_replay
+                .retrieved
+                .get(pred_index)
+                .map_or(&[][..], Vec::as_slice),
+            pred_replay,
+            gt_replay,
+        }
     }
 
-    if config.policy_judge {
-        let predicted: Vec<&str> = pred_calls.iter().map(|c| c.name.as_str()).collect();
-        let truth: Vec<&str> = gt_calls.iter().map(|c| c.name.as_str()).collect();
-        report.judges.policy = policy::judge(
-            &sample.gt.additional_instructions,
-            &predicted,
-            &truth,
-            &config.policy_categories,
+    /// The replays' problems and counts, the steps and calls (and responses, when asked) in
+    /// the report.
+    fn record(&self, report: &mut SampleReport, include_responses: bool) {
+        report.problems.extend(
+            self.pred_replay
+                .problems
+                .iter()
+                .map(|p| format!("prediction replay: {p}")),
         );
-        if report.judges.policy.as_ref().is_some_and(|v| !v.passed()) {
-            report.decided_by = Some(decided_by("policy", "rule"));
-            report.error_stage = Some("policy".into());
-            return (report, judge_errors);
-        }
-    }
-    let exact = match config.exact_mode {
-        ExactMode::Reference => exact::reference(&gt_responses, &pred_responses),
-        ExactMode::Normalized => {
-            exact::normalized(&gt_responses, &pred_responses, &config.normalization)
-        }
-    };
-    let exact_passed = exact.passed();
-    report.judges.exact_match = Some(exact);
-    let query = &gt_turn.query;
-    let answer_ok = if exact_passed {
-        true
-    } else {
-        let verdict = match &config.llm {
-            Some(client) => {
-                let (verdict, error) = llm::correctness(
-                    client,
-                    &config.prompts,
-                    query,
-                    &report.gt_answer,
-                    &pred_answer_text,
-                )
-                .await;
-                note_judge_error(&mut report, &mut judge_errors, 0, error);
-                verdict
-            }
-            None => answer::judge(&gt_turn.answer, &pred_turn.answer),
+        report.problems.extend(
+            self.gt_replay
+                .problems
+                .iter()
+                .map(|p| format!("ground-truth replay: {p}")),
+        );
+        report.replay = ReplaySummary {
+            prediction: self.pred_replay.counts.clone(),
+            ground_truth: self.gt_replay.counts.clone(),
         };
-        let passed = verdict.passed();
-        report.judges.answer = Some(verdict);
-        passed
-    };
-    report.score = if !answer_ok {
-        let method = if config.llm.is_some() {
-            "llm"
-        } else {
-            "deterministic"
-        };
-        report.decided_by = Some(decided_by("answer", method));
-        0.0
-    } else {
-        let verdict = match (groundedness_mode(config), &config.llm) {
-            (GroundednessMode::Llm, Some(client)) => {
-                let (verdict, error) = llm::groundedness(
-                    client,
-                    &config.prompts,
-                    query,
-                    &pred_answer_text,
-                    &pred_responses,
-                )
-                .await;
-                note_judge_error(&mut report, &mut judge_errors, 1, error);
-                verdict
-            }
-            _ => {
-                let mut support = pred_responses.clone();
-                if let Some(retrieved) = pred_replay.retrieved.get(pred_index) {
-                    support.extend(retrieved.iter().cloned().map(Value::String));
-                }
-                grounded::judge(query, &pred_turn.answer, &support)
-            }
-        };
-        report.decided_by = Some(decided_by(
-            "groundedness",
-            groundedness_mode(config).as_str(),
-        ));
-        let score = verdict.score;
-        report.judges.groundedness = Some(verdict);
-        score
-    };
-    if report.score != 1.0 {
-        let strip = |calls: &[Call]| -> Vec<Call> {
+        report.gt_steps = self.gt_calls.len();
+        report.pred_steps = self.pred_calls.len();
+        report.extra_steps = report.pred_steps.saturating_sub(report.gt_steps);
+        let listed = |calls: &[Call]| -> Vec<CallReport> {
             calls
                 .iter()
-                .filter(|c| !(sample.capability == 1 && c.name == "get_data"))
-                .cloned()
+                .map(|c| CallReport {
+                    name: c.name.clone(),
+                    arguments: crate::report::shown_json(&c.arguments),
+                })
                 .collect()
         };
-        report.error_stage =
-            Some(taxonomy::error_stage(&strip(gt_calls), &strip(pred_calls)).to_owned());
+        report.calls = Some(Calls {
+            ground_truth: listed(self.gt_calls),
+            prediction: listed(self.pred_calls),
+        });
+        if include_responses {
+            report.responses = Some(Responses {
+                ground_truth: self.gt_responses.clone(),
+                prediction: self.pred_responses.clone(),
+            });
+        }
     }
-    (report, judge_errors)
+
+    /// The prediction's answer as the LLM judges read it (a string as it is).
+    fn pred_answer_text(&self) -> String {
+        match self.pred_answer {
+            Value::String(s) => s.clone(),
+            other => answer_text(other),
+        }
+    }
+}
+
+/// One judge of the waterfall.
+#[derive(Debug, Clone, Copy)]
+enum Stage {
+    /// Capability 4's policy (when on): a violation scores 0 and stops.
+    Policy,
+    /// Exact match of the tool responses: a match skips the answer judge.
+    ExactMatch,
+    /// The answer against the ground truth's (LLM or deterministic): a wrong answer scores 0.
+    Answer,
+    /// Whether the answer rests on the responses: its score is the sample's.
+    Groundedness,
+}
+
+/// The judges in the reference's order.
+const WATERFALL: [Stage; 4] = [
+    Stage::Policy,
+    Stage::ExactMatch,
+    Stage::Answer,
+    Stage::Groundedness,
+];
+
+/// What a stage decided.
+enum Outcome {
+    /// On to the next stage.
+    Next,
+    /// The sample's score; the error taxonomy runs when it is not 1.
+    Score(f64),
+    /// Rejected with its error stage set; nothing else runs.
+    Rejected,
+}
+
+impl Stage {
+    async fn judge(
+        self,
+        config: &Judging,
+        pair: &TurnPair<'_>,
+        report: &mut SampleReport,
+        judge_errors: &mut Vec<String>,
+    ) -> Outcome {
+        match self {
+            Stage::Policy => {
+                if !config.policy_judge {
+                    return Outcome::Next;
+                }
+                let predicted: Vec<&str> =
+                    pair.pred_calls.iter().map(|c| c.name.as_str()).collect();
+                let truth: Vec<&str> = pair.gt_calls.iter().map(|c| c.name.as_str()).collect();
+                report.judges.policy =
+                    policy::judge(pair.policy, &predicted, &truth, &config.policy_categories);
+                if report.judges.policy.as_ref().is_some_and(|v| !v.passed()) {
+                    report.decided_by = Some(decided_by("policy", "rule"));
+                    report.error_stage = Some("policy".into());
+                    return Outcome::Rejected;
+                }
+                Outcome::Next
+            }
+            Stage::ExactMatch => {
+                let (gt, pred) = (&pair.gt_responses, &pair.pred_responses);
+                report.judges.exact_match = Some(match config.exact_mode {
+                    ExactMode::Reference => exact::reference(gt, pred),
+                    ExactMode::Normalized => exact::normalized(gt, pred, &config.normalization),
+                });
+                Outcome::Next
+            }
+            Stage::Answer => {
+                if report
+                    .judges
+                    .exact_match
+                    .as_ref()
+                    .is_some_and(|v| v.passed())
+                {
+                    return Outcome::Next;
+                }
+                let verdict = match &config.llm {
+                    Some(client) => {
+                        let (verdict, error) = llm::correctness(
+                            client,
+                            &config.prompts,
+                            pair.query,
+                            &report.gt_answer,
+                            &pair.pred_answer_text(),
+                        )
+                        .await;
+                        note_judge_error(report, judge_errors, 0, error);
+                        verdict
+                    }
+                    None => answer::judge(pair.gt_answer, pair.pred_answer),
+                };
+                let passed = verdict.passed();
+                report.judges.answer = Some(verdict);
+                if passed {
+                    return Outcome::Next;
+                }
+                let method = if config.llm.is_some() {
+                    "llm"
+                } else {
+                    "deterministic"
+                };
+                report.decided_by = Some(decided_by("answer", method));
+                Outcome::Score(0.0)
+            }
+            Stage::Groundedness => {
+                let verdict = match (groundedness_mode(config), &config.llm) {
+                    (GroundednessMode::Llm, Some(client)) => {
+                        let (verdict, error) = llm::groundedness(
+                            client,
+                            &config.prompts,
+                            pair.query,
+                            &pair.pred_answer_text(),
+                            &pair.pred_responses,
+                        )
+                        .await;
+                        note_judge_error(report, judge_errors, 1, error);
+                        verdict
+                    }
+                    _ => {
+                        let mut support = pair.pred_responses.clone();
+                        support.extend(pair.pred_retrieved.iter().cloned().map(Value::String));
+                        grounded::judge(pair.query, pair.pred_answer, &support)
+                    }
+                };
+                report.decided_by = Some(decided_by(
+                    "groundedness",
+                    groundedness_mode(config).as_str(),
+                ));
+                let score = verdict.score;
+                report.judges.groundedness = Some(verdict);
+                Outcome::Score(score)
+            }
+        }
+    }
 }
 
 /// An LLM judge's error (`judge` 0: correctness, 1: groundedness), in the sample's problems

@@ -181,7 +181,7 @@ fn check_shards(reports: &[Report]) -> Result<Vec<u64>, MergeError> {
             .shard
             .as_deref()
             .ok_or(MergeError::NotSharded(index + 1))?;
-        let shard: crate::Shard = text.parse().map_err(|_| MergeError::BadShard {
+        let shard: vakra_records::Shard = text.parse().map_err(|_| MergeError::BadShard {
             index: index + 1,
             shard: text.to_owned(),
         })?;

@@ -38,9 +38,7 @@ pub use cell::Cell;
 pub use column::Column;
 pub use dtype::Dtype;
 pub use error::{FrameError, RenderError, ToolError};
-pub use loader::{
-    DirectLimits, InitArgs, TableSpec, initialize_active_data, load_universe, make_safe,
-};
+pub use loader::{DirectLimits, initialize_active_data, load_universe, make_safe};
 pub use pandas::{PANDAS_ENV, Pandas, ParsePandasError};
 pub use render::{handle_suffix, peek, python_str, render_list};
 pub use table::Table;
@@ -52,3 +50,4 @@ pub use tools::{
     transform_data_to_absolute_value, transform_data_to_datetime_part, transform_data_to_substring,
     truncate,
 };
+pub use vakra_catalog::{InitArgs, TableSpec};

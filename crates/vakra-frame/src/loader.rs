@@ -5,8 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use vakra_catalog::FetchMode;
+use vakra_catalog::{FetchMode, InitArgs};
 use vakra_pytext::str_repr;
 use vakra_sql::{Database, Fetched, SqlError, SqlValue};
 
@@ -14,29 +13,6 @@ use crate::error::FrameError;
 use crate::pandas::Pandas;
 use crate::pystr::py_strip;
 use crate::table::Table;
-
-/// The `init_args` of a universe in the mapping YAML (the arguments of the ground-truth
-/// `initialize_active_data` call).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InitArgs {
-    /// Alias → table, in file order: the first alias anchors the `FROM`, the last one names the
-    /// single-table result, and the order decides the column order.
-    pub alias_to_table_dict: IndexMap<String, TableSpec>,
-    /// Join conditions `[left "alias.column", right "alias.column", join type]`; the join type
-    /// is ignored (always INNER).
-    pub condition_sequence: Vec<Vec<String>>,
-    /// The database file; the servers overwrite it with their own path before loading.
-    pub database_path: String,
-}
-
-/// One entry of `alias_to_table_dict`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TableSpec {
-    /// The prefix of the output column names (`<modified>_<column>`).
-    pub modified_table_name: String,
-    /// The SQLite table.
-    pub original_table_name: String,
-}
 
 /// Loads a universe's table from the server's database, as `_load_tool_universe` does after
 /// overwriting `database_path` with the configured path: `init_args.database_path` is ignored

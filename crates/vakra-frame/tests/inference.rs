@@ -2,7 +2,7 @@
 //! (`pd.DataFrame(dict)`), and when concatenating (`pd.concat`). Expectations were produced
 //! with pandas 2.3.3.
 
-pub mod common;
+use crate::common;
 
 use common::{f, i, nan, none, out_table, s, table};
 use vakra_frame::Pandas;

@@ -1,7 +1,7 @@
 //! `datetime.fromisoformat` as CPython 3.11.7 accepts it, through the date-part transforms:
 //! accepted strings become their year, month or day; rejected ones stay unchanged.
 
-pub mod common;
+use crate::common;
 
 use common::{out_table, s, table};
 use vakra_frame::{Cell, transform_data_to_datetime_part};

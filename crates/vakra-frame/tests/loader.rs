@@ -2,7 +2,7 @@
 //! order, ignored conditions and error texts. Expectations come from the reference's own
 //! function run on the same database (pandas 2.3.3, SQLite 3.40.1).
 
-pub mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

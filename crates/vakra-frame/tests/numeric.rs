@@ -1,7 +1,7 @@
 //! numpy's reductions bit for bit on long arrays (pairwise summation within 8192-value
 //! buffers), checked against numpy 2.2.6 on the same generated data.
 
-pub mod common;
+use crate::common;
 
 use common::table;
 use vakra_frame::{AggregationOperation, Cell, aggregate_data};

@@ -1,7 +1,7 @@
 //! What changes between pandas 2.3.3 and pandas 3.1.1 (the default), on the project's own
 //! data: each case run under both, with the texts each pandas gives.
 
-pub mod common;
+use crate::common;
 
 use common::{f, i, none, out_table, s, table, text};
 use vakra_frame::{

@@ -1,7 +1,7 @@
 //! Python `re` semantics of `contains` (pattern errors with their positions, matches with
 //! `re.IGNORECASE`) and of `like`. Expected values were produced with CPython 3.11.7.
 
-pub mod common;
+use crate::common;
 
 use common::{i, out_table, s, table};
 use vakra_frame::Pandas;

@@ -1,6 +1,6 @@
 //! The texts of results (§5): peeks, lists, scalars, and the handle suffix.
 
-pub mod common;
+use crate::common;
 
 use std::sync::Arc;
 

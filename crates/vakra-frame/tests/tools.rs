@@ -1,7 +1,7 @@
 //! Tool behaviour not covered by the reference cases: list tools on JSON input, argument types,
 //! views against copies, and robustness on hostile input.
 
-pub mod common;
+use crate::common;
 
 use std::sync::Arc;
 use vakra_frame::Pandas;

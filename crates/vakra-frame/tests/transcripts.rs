@@ -7,7 +7,7 @@
 //! (`isError: true`), invalid `key_name` and unknown-universe JSON errors, and pydantic errors
 //! about unknown handles or missing arguments.
 
-pub mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -270,7 +270,8 @@ pub fn router_import(data: &[u8]) {
 pub fn eval_records(data: &[u8]) {
     use vakra_eval::judges::exact::{self, Normalization};
     use vakra_eval::judges::{answer, answer_text, grounded, llm, policy};
-    use vakra_eval::{records, validate};
+    use vakra_eval::validate;
+    use vakra_records::records;
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

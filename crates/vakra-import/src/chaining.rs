@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use vakra_catalog::DataRoot;
-use vakra_chaining::{ModelTexts, ToolTexts, Universes};
+use vakra_catalog::files::{TOOL_TEXTS, UNIVERSES};
+use vakra_catalog::{DataRoot, ModelTexts, ToolTexts, Universes};
 use vakra_pysyntax::ast::{Constant, Expr, ExprKind, Stmt, StmtKind};
 
 use crate::docstrings::{cleandoc, docstring, parse};
@@ -23,7 +23,7 @@ const REGISTRY: &str = "environment/m3/python_tools/tools/tool_registry.py";
 const SERVER: &str = "environment/m3/python_tools/mcp/mcp_server.py";
 const GETTERS: &str = "environment/m3/python_tools/tools/sql_tools.py";
 
-/// Writes `capability1/universes.json` and `capability1/texts.json` when the checkout has
+/// Writes [`UNIVERSES`] and [`TOOL_TEXTS`] when the checkout has
 /// capability 1; returns the files written.
 pub fn import_chaining(repo: &Path, root: &DataRoot) -> Result<Vec<String>, ImportError> {
     let mapping = repo.join(MAPPING);
@@ -35,17 +35,16 @@ pub fn import_chaining(repo: &Path, root: &DataRoot) -> Result<Vec<String>, Impo
         path: mapping.clone(),
         message: e.to_string(),
     })?;
-    let dir = root.path().join("capability1");
-    std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-    let out = root.path().join(vakra_chaining::UNIVERSES_FILE);
-    std::fs::write(&out, universes.to_json()).map_err(io_error(&out))?;
+    universes
+        .write(root.path())
+        .map_err(io_error(&UNIVERSES.path(root.path())))?;
     let texts = tool_texts(repo)?;
-    let out = root.path().join(vakra_chaining::TEXTS_FILE);
-    let json = serde_json::to_string_pretty(&texts).unwrap_or_default() + "\n";
-    std::fs::write(&out, json).map_err(io_error(&out))?;
+    TOOL_TEXTS
+        .write_json(root.path(), &texts)
+        .map_err(io_error(&TOOL_TEXTS.path(root.path())))?;
     Ok(vec![
-        vakra_chaining::UNIVERSES_FILE.to_owned(),
-        vakra_chaining::TEXTS_FILE.to_owned(),
+        UNIVERSES.relative().to_owned(),
+        TOOL_TEXTS.relative().to_owned(),
     ])
 }
 

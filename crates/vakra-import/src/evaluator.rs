@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use serde_json::json;
 use vakra_catalog::DataRoot;
+use vakra_catalog::files::{EVALUATOR_PROMPTS, EvaluatorPrompts};
 use vakra_pysyntax::ast::{Constant, ExprKind, StmtKind};
 
 use crate::docstrings::parse;
@@ -13,10 +13,7 @@ use crate::{ImportError, io_error};
 
 const PROMPTS: &str = "evaluator/prompt.py";
 
-/// The file written, relative to the data root (read by `vakra-eval`).
-pub const PROMPTS_FILE: &str = "evaluator/prompts.json";
-
-/// Writes `evaluator/prompts.json` when the checkout has both prompts; returns the files written.
+/// Writes [`EVALUATOR_PROMPTS`] when the checkout has both prompts; returns the files written.
 pub fn import_prompts(repo: &Path, root: &DataRoot) -> Result<Vec<String>, ImportError> {
     let source = repo.join(PROMPTS);
     if !source.is_file() {
@@ -45,17 +42,15 @@ pub fn import_prompts(repo: &Path, root: &DataRoot) -> Result<Vec<String>, Impor
     let (Some(correctness), Some(groundedness)) = (correctness, groundedness) else {
         return Ok(Vec::new());
     };
-    let out = root.path().join(PROMPTS_FILE);
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-    }
-    let text = json!({"correctness": correctness, "groundedness": groundedness, "source": PROMPTS});
-    std::fs::write(
-        &out,
-        serde_json::to_string_pretty(&text).unwrap_or_default() + "\n",
-    )
-    .map_err(io_error(&out))?;
-    Ok(vec![PROMPTS_FILE.to_owned()])
+    let prompts = EvaluatorPrompts {
+        correctness,
+        groundedness,
+        source: PROMPTS.to_owned(),
+    };
+    EVALUATOR_PROMPTS
+        .write_json(root.path(), &prompts)
+        .map_err(io_error(&EVALUATOR_PROMPTS.path(root.path())))?;
+    Ok(vec![EVALUATOR_PROMPTS.relative().to_owned()])
 }
 
 #[cfg(test)]
@@ -78,11 +73,12 @@ mod tests {
         .unwrap();
         assert_eq!(
             import_prompts(repo.path(), &data_root).unwrap(),
-            [PROMPTS_FILE]
+            [EVALUATOR_PROMPTS.relative()]
         );
-        let written: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(root.path().join(PROMPTS_FILE)).unwrap())
-                .unwrap();
+        let written: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(EVALUATOR_PROMPTS.path(root.path())).unwrap(),
+        )
+        .unwrap();
         assert_eq!(written["correctness"], "Q {question}");
         assert_eq!(written["groundedness"], "\nD {doc}");
     }

@@ -17,6 +17,7 @@ use std::path::Path;
 
 use serde_json::json;
 use vakra_catalog::DataRoot;
+use vakra_catalog::files::DEFAULT_DESCRIPTIONS;
 use vakra_pysyntax::ast::{BoolOp, Constant, Expr, ExprKind, FStringPart};
 
 use crate::chaining::walk_exprs;
@@ -27,12 +28,10 @@ use crate::{ImportError, io_error};
 pub const RETRIEVER_SERVER: &str = "environment/retrievers/server.py";
 /// The combined capability-4 MCP server, which lists the routes as tools.
 pub const COMBINED_SERVER: &str = "environment/retrievers/capability_4_mcp_server.py";
-/// Where the templates are written in a data root (read by `vakra-retrieval`).
-pub const DEFAULT_DESCRIPTIONS_FILE: &str = "retrievers/default_descriptions.json";
 /// The placeholder that stands for the domain name in a template.
 pub const DOMAIN_PLACEHOLDER: &str = "{domain}";
 
-/// Writes [`DEFAULT_DESCRIPTIONS_FILE`] when the checkout has both servers; returns the files
+/// Writes [`DEFAULT_DESCRIPTIONS`] when the checkout has both servers; returns the files
 /// written. A server whose default text cannot be found is an error naming it.
 pub fn import_retriever_texts(repo: &Path, root: &DataRoot) -> Result<Vec<String>, ImportError> {
     let server = repo.join(RETRIEVER_SERVER);
@@ -42,17 +41,14 @@ pub fn import_retriever_texts(repo: &Path, root: &DataRoot) -> Result<Vec<String
     }
     let no_description = find_template(&server, route_default)?;
     let empty_description = find_template(&combined, wrapper_default)?;
-    let out = root.path().join(DEFAULT_DESCRIPTIONS_FILE);
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-    }
     let value = json!({
         "no_description": no_description,
         "empty_description": empty_description,
     });
-    let text = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
-    std::fs::write(&out, text).map_err(io_error(&out))?;
-    Ok(vec![DEFAULT_DESCRIPTIONS_FILE.to_owned()])
+    DEFAULT_DESCRIPTIONS
+        .write_json(root.path(), &value)
+        .map_err(io_error(&DEFAULT_DESCRIPTIONS.path(root.path())))?;
+    Ok(vec![DEFAULT_DESCRIPTIONS.relative().to_owned()])
 }
 
 /// The first expression of `path` that `pick` recognises, as a template.

@@ -509,34 +509,7 @@ fn program(def: &FunctionDef, params: &[Param]) -> Result<SqlProgram, Fail> {
         .split_first()
         .ok_or((execute_line, "no fetch after cursor.execute".to_owned()))?;
     rest = tail;
-    let (result, fetch) = match &fetch_stmt.kind {
-        StmtKind::Assign { targets, value } => {
-            let name = single_name_target(targets).ok_or((
-                fetch_stmt.span.start.line,
-                "fetch result must go to a name".to_owned(),
-            ))?;
-            let fetch = if is_bare_cursor_call(value, "fetchone") {
-                FetchMode::One
-            } else if is_bare_cursor_call(value, "fetchall") {
-                FetchMode::All
-            } else {
-                return fail(
-                    fetch_stmt.span.start.line,
-                    "expected cursor.fetchone() or cursor.fetchall()",
-                );
-            };
-            (name.to_owned(), fetch)
-        }
-        _ => {
-            return fail(
-                fetch_stmt.span.start.line,
-                format!(
-                    "{}; expected `result = cursor.fetchone()` or `fetchall()` after cursor.execute",
-                    describe(fetch_stmt)
-                ),
-            );
-        }
-    };
+    let (result, fetch) = fetch_into(fetch_stmt)?;
 
     let (if_stmt, tail) = rest.split_first().ok_or((
         fetch_stmt.span.start.line,
@@ -584,6 +557,37 @@ fn program(def: &FunctionDef, params: &[Param]) -> Result<SqlProgram, Fail> {
         response,
         sample: None,
     })
+}
+
+/// The statement after `cursor.execute`: `result = cursor.fetchone()` (or `fetchall()`); the
+/// result's name and the fetch mode.
+fn fetch_into(fetch_stmt: &Stmt) -> Result<(String, FetchMode), Fail> {
+    match &fetch_stmt.kind {
+        StmtKind::Assign { targets, value } => {
+            let name = single_name_target(targets).ok_or((
+                fetch_stmt.span.start.line,
+                "fetch result must go to a name".to_owned(),
+            ))?;
+            let fetch = if is_bare_cursor_call(value, "fetchone") {
+                FetchMode::One
+            } else if is_bare_cursor_call(value, "fetchall") {
+                FetchMode::All
+            } else {
+                return fail(
+                    fetch_stmt.span.start.line,
+                    "expected cursor.fetchone() or cursor.fetchall()",
+                );
+            };
+            Ok((name.to_owned(), fetch))
+        }
+        _ => fail(
+            fetch_stmt.span.start.line,
+            format!(
+                "{}; expected `result = cursor.fetchone()` or `fetchall()` after cursor.execute",
+                describe(fetch_stmt)
+            ),
+        ),
+    }
 }
 
 fn def_line(def: &FunctionDef) -> u32 {

@@ -14,8 +14,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde_json::json;
 use vakra_catalog::DataRoot;
+use vakra_catalog::files::{RUNNER_PROMPTS, RunnerPrompts};
 use vakra_pysyntax::ast::{Expr, ExprKind, FStringPart, FunctionDef, StmtKind};
 
 use crate::chaining::walk;
@@ -24,10 +24,7 @@ use crate::{ImportError, io_error};
 
 /// The reference's agent.
 pub const AGENT: &str = "agents/agent_interface.py";
-/// The file written, relative to the data root (read by `vakra-runner`).
-pub const PROMPTS_FILE: &str = "runner/prompts.json";
-
-/// Writes [`PROMPTS_FILE`] when the checkout has the agent; returns the files written. An agent
+/// Writes [`RUNNER_PROMPTS`] when the checkout has the agent; returns the files written. An agent
 /// whose prompts cannot be found or expressed is an error naming what is missing.
 pub fn import_runner_prompts(repo: &Path, root: &DataRoot) -> Result<Vec<String>, ImportError> {
     let source = repo.join(AGENT);
@@ -61,19 +58,32 @@ pub fn import_runner_prompts(repo: &Path, root: &DataRoot) -> Result<Vec<String>
     })?;
     let system = returned_fstring(system_body)
         .ok_or_else(|| error("_build_system_message returns no f-string".into()))?;
-    let prompts = json!({
-        "capability_1_system": template(system, &[("_initial_data_handle", "handle"), ("initial_data_info", "data_info")]).map_err(error)?,
-        "capability_1_data_info": template(data_info, &[("num_records", "num_records"), ("col_names", "columns"), ("dumps", "preview")]).map_err(error)?,
-        "policy_system": template(policy, &[("additional_instructions", "instructions")]).map_err(error)?,
-        "source": AGENT,
-    });
-    let out = root.path().join(PROMPTS_FILE);
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-    }
-    let text = serde_json::to_string_pretty(&prompts).unwrap_or_default() + "\n";
-    std::fs::write(&out, text).map_err(io_error(&out))?;
-    Ok(vec![PROMPTS_FILE.to_owned()])
+    let prompts = RunnerPrompts {
+        capability_1_system: template(
+            system,
+            &[
+                ("_initial_data_handle", "handle"),
+                ("initial_data_info", "data_info"),
+            ],
+        )
+        .map_err(error)?,
+        capability_1_data_info: template(
+            data_info,
+            &[
+                ("num_records", "num_records"),
+                ("col_names", "columns"),
+                ("dumps", "preview"),
+            ],
+        )
+        .map_err(error)?,
+        policy_system: template(policy, &[("additional_instructions", "instructions")])
+            .map_err(error)?,
+        source: AGENT.to_owned(),
+    };
+    RUNNER_PROMPTS
+        .write_json(root.path(), &prompts)
+        .map_err(io_error(&RUNNER_PROMPTS.path(root.path())))?;
+    Ok(vec![RUNNER_PROMPTS.relative().to_owned()])
 }
 
 /// The first f-string assigned to `name` anywhere in `body`.
@@ -182,11 +192,12 @@ S {{"handle": "x"}} {self._initial_data_handle}{initial_data_info}
         let data_root = DataRoot::new(root.path());
         assert_eq!(
             import_runner_prompts(repo.path(), &data_root).unwrap(),
-            [PROMPTS_FILE]
+            [RUNNER_PROMPTS.relative()]
         );
-        let written: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(root.path().join(PROMPTS_FILE)).unwrap())
-                .unwrap();
+        let written: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(RUNNER_PROMPTS.path(root.path())).unwrap(),
+        )
+        .unwrap();
         assert_eq!(written["policy_system"], "P {instructions}.");
         assert_eq!(
             written["capability_1_data_info"],

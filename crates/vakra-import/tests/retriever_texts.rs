@@ -6,10 +6,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use vakra_catalog::DataRoot;
+use vakra_catalog::files::DEFAULT_DESCRIPTIONS;
 use vakra_import::ImportError;
-use vakra_import::retriever_texts::{
-    COMBINED_SERVER, DEFAULT_DESCRIPTIONS_FILE, RETRIEVER_SERVER, import_retriever_texts,
-};
+use vakra_import::retriever_texts::{COMBINED_SERVER, RETRIEVER_SERVER, import_retriever_texts};
 use vakra_test_kit::reference;
 
 fn write(repo: &Path, relative: &str, text: &str) {
@@ -49,7 +48,7 @@ fn imported(repo: &Path) -> (tempfile::TempDir, Result<Vec<String>, ImportError>
 }
 
 fn read(out: &Path) -> Value {
-    let text = std::fs::read_to_string(out.join(DEFAULT_DESCRIPTIONS_FILE)).expect("written");
+    let text = std::fs::read_to_string(DEFAULT_DESCRIPTIONS.path(out)).expect("written");
     serde_json::from_str(&text).expect("json")
 }
 
@@ -59,7 +58,7 @@ fn both_default_texts_become_templates_over_the_domain() {
     write(repo.path(), RETRIEVER_SERVER, SERVER);
     write(repo.path(), COMBINED_SERVER, COMBINED);
     let (out, written) = imported(repo.path());
-    assert_eq!(written.expect("import"), [DEFAULT_DESCRIPTIONS_FILE]);
+    assert_eq!(written.expect("import"), [DEFAULT_DESCRIPTIONS.relative()]);
     assert_eq!(
         read(out.path()),
         json!({
@@ -75,7 +74,7 @@ fn a_checkout_without_the_servers_writes_nothing() {
     write(repo.path(), RETRIEVER_SERVER, SERVER);
     let (out, written) = imported(repo.path());
     assert!(written.expect("import").is_empty());
-    assert!(!out.path().join(DEFAULT_DESCRIPTIONS_FILE).exists());
+    assert!(!DEFAULT_DESCRIPTIONS.path(out.path()).exists());
 }
 
 #[test]
@@ -121,7 +120,7 @@ fn the_reference_default_texts_are_read_from_its_source() {
         return;
     };
     let (out, written) = imported(&repo);
-    assert_eq!(written.expect("import"), [DEFAULT_DESCRIPTIONS_FILE]);
+    assert_eq!(written.expect("import"), [DEFAULT_DESCRIPTIONS.relative()]);
     let texts = read(out.path());
     let source = |relative: &str| std::fs::read_to_string(repo.join(relative)).expect("source");
     let server = texts["no_description"].as_str().expect("string");

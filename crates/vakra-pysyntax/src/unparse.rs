@@ -104,43 +104,8 @@ impl Unparser {
             ExprKind::Name(name) => self.out.push_str(name),
             ExprKind::Constant(value) => self.constant(value),
             ExprKind::JoinedStr(parts) => self.joined_str(parts),
-            ExprKind::List(elts) => {
-                self.out.push('[');
-                self.comma_separated(elts, Prec::Test);
-                self.out.push(']');
-            }
-            ExprKind::Tuple(elts) => {
-                let parens = elts.is_empty() || prec > Prec::Tuple;
-                self.parens_if(parens, |u| u.items_view(elts));
-            }
-            ExprKind::Set(elts) => {
-                if elts.is_empty() {
-                    self.out.push_str("{*()}");
-                } else {
-                    self.out.push('{');
-                    self.comma_separated(elts, Prec::Test);
-                    self.out.push('}');
-                }
-            }
-            ExprKind::Dict(items) => {
-                self.out.push('{');
-                for (i, (key, value)) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    match key {
-                        Some(key) => {
-                            self.expr(key, Prec::Test);
-                            self.out.push_str(": ");
-                            self.expr(value, Prec::Test);
-                        }
-                        None => {
-                            self.out.push_str("**");
-                            self.expr(value, Prec::BitOr);
-                        }
-                    }
-                }
-                self.out.push('}');
+            ExprKind::List(_) | ExprKind::Tuple(_) | ExprKind::Set(_) | ExprKind::Dict(_) => {
+                self.display(e, prec)
             }
             ExprKind::Starred(value) => {
                 self.out.push('*');
@@ -184,66 +149,10 @@ impl Unparser {
                 args,
                 keywords,
             } => self.call(func, args, keywords),
-            ExprKind::BinOp { left, op, right } => {
-                let op_prec = binop_prec(*op);
-                let (left_prec, right_prec) = if *op == BinOp::Pow {
-                    (op_prec.next(), op_prec)
-                } else {
-                    (op_prec, op_prec.next())
-                };
-                self.parens_if(prec > op_prec, |u| {
-                    u.expr(left, left_prec);
-                    u.out.push(' ');
-                    u.out.push_str(op.symbol());
-                    u.out.push(' ');
-                    u.expr(right, right_prec);
-                });
-            }
-            ExprKind::UnaryOp { op, operand } => {
-                let op_prec = if *op == UnaryOp::Not {
-                    Prec::Not
-                } else {
-                    Prec::Factor
-                };
-                self.parens_if(prec > op_prec, |u| {
-                    u.out.push_str(op.symbol());
-                    if *op == UnaryOp::Not {
-                        u.out.push(' ');
-                    }
-                    u.expr(operand, op_prec);
-                });
-            }
-            ExprKind::BoolOp { op, values } => {
-                let mut op_prec = if *op == BoolOp::And {
-                    Prec::And
-                } else {
-                    Prec::Or
-                };
-                self.parens_if(prec > op_prec, |u| {
-                    for (i, value) in values.iter().enumerate() {
-                        if i > 0 {
-                            u.out.push(' ');
-                            u.out.push_str(op.symbol());
-                            u.out.push(' ');
-                        }
-                        op_prec = op_prec.next();
-                        u.expr(value, op_prec);
-                    }
-                });
-            }
-            ExprKind::Compare {
-                left,
-                ops,
-                comparators,
-            } => self.parens_if(prec > Prec::Cmp, |u| {
-                u.expr(left, Prec::Cmp.next());
-                for (op, comparator) in ops.iter().zip(comparators) {
-                    u.out.push(' ');
-                    u.out.push_str(op.symbol());
-                    u.out.push(' ');
-                    u.expr(comparator, Prec::Cmp.next());
-                }
-            }),
+            ExprKind::BinOp { .. }
+            | ExprKind::UnaryOp { .. }
+            | ExprKind::BoolOp { .. }
+            | ExprKind::Compare { .. } => self.operation(e, prec),
             ExprKind::IfExp { test, body, orelse } => self.parens_if(prec > Prec::Test, |u| {
                 u.expr(body, Prec::Test.next());
                 u.out.push_str(" if ");
@@ -304,6 +213,118 @@ impl Unparser {
                     u.expr(value, Prec::Atom);
                 });
             }
+        }
+    }
+
+    /// A list, tuple, set or dict display.
+    fn display(&mut self, e: &Expr, prec: Prec) {
+        match &e.kind {
+            ExprKind::List(elts) => {
+                self.out.push('[');
+                self.comma_separated(elts, Prec::Test);
+                self.out.push(']');
+            }
+            ExprKind::Tuple(elts) => {
+                let parens = elts.is_empty() || prec > Prec::Tuple;
+                self.parens_if(parens, |u| u.items_view(elts));
+            }
+            ExprKind::Set(elts) => {
+                if elts.is_empty() {
+                    self.out.push_str("{*()}");
+                } else {
+                    self.out.push('{');
+                    self.comma_separated(elts, Prec::Test);
+                    self.out.push('}');
+                }
+            }
+            ExprKind::Dict(items) => {
+                self.out.push('{');
+                for (i, (key, value)) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    match key {
+                        Some(key) => {
+                            self.expr(key, Prec::Test);
+                            self.out.push_str(": ");
+                            self.expr(value, Prec::Test);
+                        }
+                        None => {
+                            self.out.push_str("**");
+                            self.expr(value, Prec::BitOr);
+                        }
+                    }
+                }
+                self.out.push('}');
+            }
+            _ => {}
+        }
+    }
+
+    /// An arithmetic, unary, boolean or comparison operation.
+    fn operation(&mut self, e: &Expr, prec: Prec) {
+        match &e.kind {
+            ExprKind::BinOp { left, op, right } => {
+                let op_prec = binop_prec(*op);
+                let (left_prec, right_prec) = if *op == BinOp::Pow {
+                    (op_prec.next(), op_prec)
+                } else {
+                    (op_prec, op_prec.next())
+                };
+                self.parens_if(prec > op_prec, |u| {
+                    u.expr(left, left_prec);
+                    u.out.push(' ');
+                    u.out.push_str(op.symbol());
+                    u.out.push(' ');
+                    u.expr(right, right_prec);
+                });
+            }
+            ExprKind::UnaryOp { op, operand } => {
+                let op_prec = if *op == UnaryOp::Not {
+                    Prec::Not
+                } else {
+                    Prec::Factor
+                };
+                self.parens_if(prec > op_prec, |u| {
+                    u.out.push_str(op.symbol());
+                    if *op == UnaryOp::Not {
+                        u.out.push(' ');
+                    }
+                    u.expr(operand, op_prec);
+                });
+            }
+            ExprKind::BoolOp { op, values } => {
+                let mut op_prec = if *op == BoolOp::And {
+                    Prec::And
+                } else {
+                    Prec::Or
+                };
+                self.parens_if(prec > op_prec, |u| {
+                    for (i, value) in values.iter().enumerate() {
+                        if i > 0 {
+                            u.out.push(' ');
+                            u.out.push_str(op.symbol());
+                            u.out.push(' ');
+                        }
+                        op_prec = op_prec.next();
+                        u.expr(value, op_prec);
+                    }
+                });
+            }
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } => self.parens_if(prec > Prec::Cmp, |u| {
+                u.expr(left, Prec::Cmp.next());
+                for (op, comparator) in ops.iter().zip(comparators) {
+                    u.out.push(' ');
+                    u.out.push_str(op.symbol());
+                    u.out.push(' ');
+                    u.expr(comparator, Prec::Cmp.next());
+                }
+            }),
+            _ => {}
         }
     }
 

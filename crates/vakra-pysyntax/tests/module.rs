@@ -1,7 +1,7 @@
 //! Whole modules: the shape of the reference's router modules and `app.py`,
 //! and the general statement grammar.
 
-mod common;
+use crate::common;
 
 use vakra_pysyntax::ast::{Constant, Expr, ExprKind, FunctionDef, Keyword, Module, Stmt, StmtKind};
 use vakra_pysyntax::{parse_expression, parse_module};

@@ -1,7 +1,7 @@
 //! Parses the reference checkout's router modules when `VAKRA_REF` points
 //! at it (e.g. `VAKRA_REF=/tmp/vakra-ref`); skipped otherwise.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -4,7 +4,7 @@
 //! `python3 -c "import ast; print(ast.unparse(ast.parse(SRC, mode='eval')))"`
 //! (exec mode for the bare starred tuple).
 
-mod common;
+use crate::common;
 
 use vakra_pysyntax::ast::{Constant, Expr, ExprKind};
 use vakra_pysyntax::{parse_expression, parse_module};

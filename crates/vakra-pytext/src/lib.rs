@@ -16,6 +16,7 @@
 pub mod digits;
 mod dump;
 mod float;
+mod format;
 pub mod loads;
 pub mod pydantic;
 mod repr;
@@ -23,6 +24,7 @@ mod unicode;
 
 pub use dump::{DumpError, DumpOptions, dump_to, dumps, float_to_json};
 pub use float::float_repr;
+pub use format::python_format;
 pub use repr::{ascii, bytes_repr, push_escape, push_str_repr_body, py_repr, py_str, str_repr};
 pub use unicode::{is_printable, is_space};
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use vakra_chat::{ChatClient, ToolCall, Usage};
-use vakra_eval::replay::ReplaySession;
+use vakra_client::ReplaySession;
 
 use crate::langchain::tool_message;
 

@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use vakra_chat::{ChatClient, Usage};
-use vakra_eval::replay::{Connector, ReplaySession};
+use vakra_client::{Connector, ReplaySession};
+use vakra_records::{PredictedCall, Prediction, Tokens};
 
 use crate::agent::{AgentRun, Conversation, Ending, Limits, run_agent};
 use crate::langchain::{self, ToolSchemas, function_definition};
-use crate::opening::{enter_universe, first_messages, submission_record};
+use crate::opening::{enter_universe, first_messages};
 use crate::prompts::Prompts;
 use crate::sample::Sample;
 use crate::shortlist::{Ranker, ToolText};
@@ -153,14 +154,17 @@ fn finish(
     };
     // The reference keeps neither the answer nor the calls of a failed sample.
     let keep = error.is_none() || setup.fix_quirks;
-    let calls: Vec<Value> = run
+    let calls: Vec<PredictedCall> = run
         .iter()
         .filter(|_| keep)
         .flat_map(AgentRun::recorded_calls)
         .map(|call| {
             let mut arguments = call.arguments.as_object().cloned().unwrap_or_default();
             arguments.retain(|k, _| !INTERNAL_KEYS.contains(&k.as_str()));
-            json!({"name": call.name, "arguments": arguments})
+            PredictedCall {
+                name: call.name.clone(),
+                arguments: Value::Object(arguments),
+            }
         })
         .collect();
     let answer = run
@@ -171,17 +175,22 @@ fn finish(
     let usage = run.as_ref().map(|r| r.usage).unwrap_or_default();
     let status = if error.is_none() { "success" } else { "error" };
     let error_text = error.clone().unwrap_or_default();
-    let mut record = submission_record(
-        sample,
-        status,
-        &error_text,
-        Some(duration_s),
-        &Value::String(answer),
+    let record = Prediction {
+        uuid: sample.uuid.clone(),
+        domain: sample.domain.clone(),
+        error: error.clone(),
+        duration_s: Some(duration_s),
+        turn_id: sample.turn_id,
+        query: sample.query.clone(),
+        answer: Value::String(answer),
         calls,
-    );
-    record.insert("trial".into(), json!(trial));
-    record.insert("usage".into(), json!(usage));
-    let record = Value::Object(record);
+        trial: Some(trial),
+        usage: Some(Tokens {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+        }),
+    }
+    .to_json();
     let tools_entry = json!({
         "uuid": sample.uuid,
         "domain": sample.domain,

@@ -4,7 +4,7 @@
 //! For every sample of a split (`SPLIT/capability_<n>_<name>/input/<domain>.json`, read by
 //! [`sample`]) and every trial, [`episode`] opens a fresh MCP session — the project's servers
 //! in-process, or any server by command or URL, through the evaluator's
-//! [`vakra_eval::Connector`] — does what the reference's runner does before its agent starts
+//! [`vakra_client::Connector`] — does what the reference's runner does before its agent starts
 //! (capability 1's `get_data` and the first messages of [`opening`], the tool shortlist of
 //! [`shortlist`], the prompts of [`prompts`]), and runs [`agent`]'s loop with the model ([`vakra_chat`]). [`run`] keeps
 //! `jobs` samples in flight and hands each finished one to [`store`], which writes the
@@ -19,6 +19,7 @@ pub mod agent;
 pub mod episode;
 pub mod langchain;
 pub mod opening;
+pub mod peek_json;
 pub mod prompts;
 pub mod run;
 pub mod sample;

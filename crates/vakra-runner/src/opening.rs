@@ -1,12 +1,12 @@
 //! The start and the end of a sample, as the reference's runner makes them (spec §6.4):
-//! capability 1's switch to the sample's universe (`get_data`), the first messages, and the
-//! record in the submission format — shared by `vakra run`'s agent and the RL episodes, which
-//! hand the start to a trainer's model and export the record for the reward.
+//! capability 1's switch to the sample's universe (`get_data`) and the first messages — shared
+//! by `vakra run`'s agent and the RL episodes, which hand the start to a trainer's model.
 
 use serde_json::{Value, json};
-use vakra_eval::replay::{CallIssue, ReplaySession};
+use vakra_client::{CallIssue, ReplaySession};
 
 use crate::langchain::message;
+use crate::peek_json::parse_python_json;
 use crate::prompts::Prompts;
 use crate::sample::Sample;
 
@@ -51,106 +51,6 @@ async fn switch_universe(session: &ReplaySession, uuid: &str) -> Result<(String,
     }
 }
 
-/// The tokens Python's `json` writes for non-finite floats, which peeks of float columns hold.
-const NON_FINITE: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
-
-/// What stands for a non-finite float in a parsed peek (a JSON value cannot hold one): a string
-/// no table holds (a private-use character and the token), so that the capability-1 prompt can
-/// print the token as Python does ([`python_json_text`]) and JSON exports can make it `null`
-/// ([`without_non_finite`]).
-fn non_finite_mark(token: &str) -> String {
-    format!("\u{F8FF}{token}")
-}
-
-/// `text` (written by `vakra_pytext::dumps`) with each non-finite mark printed as Python's token.
-pub fn python_json_text(text: &str) -> String {
-    let mut text = text.to_owned();
-    for token in NON_FINITE {
-        let mark = vakra_pytext::dumps(
-            &Value::String(non_finite_mark(token)),
-            &vakra_pytext::DumpOptions::python_default(),
-        )
-        .unwrap_or_default();
-        text = text.replace(&mark, token);
-    }
-    text
-}
-
-/// A peek with its non-finite marks as `null`, for JSON that leaves the runner.
-pub fn without_non_finite(value: &Value) -> Value {
-    match value {
-        Value::String(s) if NON_FINITE.iter().any(|t| *s == non_finite_mark(t)) => Value::Null,
-        Value::Array(items) => Value::Array(items.iter().map(without_non_finite).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), without_non_finite(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// JSON as Python's `json.loads` reads it: bare `NaN` and `Infinity` become marks.
-fn parse_python_json(text: &str) -> Result<Value, serde_json::Error> {
-    match serde_json::from_str(text) {
-        Ok(value) => Ok(value),
-        Err(first) => {
-            let mut cleaned = String::with_capacity(text.len());
-            let mut in_string = false;
-            let mut escaped = false;
-            let mut rest = text;
-            while let Some(c) = rest.chars().next() {
-                if in_string {
-                    in_string = escaped || c != '"';
-                    escaped = !escaped && c == '\\';
-                } else if c == '"' {
-                    in_string = true;
-                } else if let Some(word) = NON_FINITE.into_iter().find(|w| rest.starts_with(w)) {
-                    cleaned.push_str(
-                        &serde_json::to_string(&non_finite_mark(word)).unwrap_or_default(),
-                    );
-                    rest = &rest[word.len()..];
-                    continue;
-                }
-                cleaned.push(c);
-                rest = &rest[c.len_utf8()..];
-            }
-            serde_json::from_str(&cleaned).map_err(|_| first)
-        }
-    }
-}
-
-/// A sample's record in the submission format: `uuid`, `domain`, `status`, `error`, the run's
-/// `duration_s` when given, and the scored turn's answer and calls (`vakra run` adds its own keys
-/// after these; the episodes export it as is).
-pub fn submission_record(
-    sample: &Sample,
-    status: &str,
-    error: &str,
-    duration_s: Option<f64>,
-    answer: &Value,
-    calls: Vec<Value>,
-) -> serde_json::Map<String, Value> {
-    let mut record = serde_json::Map::new();
-    record.insert("uuid".into(), json!(sample.uuid));
-    record.insert("domain".into(), json!(sample.domain));
-    record.insert("status".into(), json!(status));
-    record.insert("error".into(), json!(error));
-    if let Some(duration_s) = duration_s {
-        record.insert("duration_s".into(), json!(duration_s));
-    }
-    record.insert(
-        "output".into(),
-        json!([{
-            "turn_id": sample.turn_id,
-            "query": sample.query,
-            "answer": answer,
-            "sequence": {"tool_call": calls},
-        }]),
-    );
-    record
-}
-
 /// The conversation's start (spec §6.4).
 pub fn first_messages(
     prompts: &Prompts,
@@ -183,24 +83,4 @@ pub fn first_messages(
         messages.insert(0, message("system", &prompts.capability_1(handle, peek)));
     }
     messages
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn peeks_with_nan_parse_as_python_reads_them() {
-        let value = parse_python_json(r#"{"handle": "h", "v": [NaN, -Infinity, "NaN"]}"#).unwrap();
-        assert_eq!(
-            without_non_finite(&value),
-            json!({"handle": "h", "v": [null, null, "NaN"]})
-        );
-        let text = vakra_pytext::dumps(&value["v"], &vakra_pytext::DumpOptions::indent2()).unwrap();
-        assert_eq!(
-            python_json_text(&text),
-            "[\n  NaN,\n  -Infinity,\n  \"NaN\"\n]"
-        );
-        assert!(parse_python_json("{oops").is_err());
-    }
 }

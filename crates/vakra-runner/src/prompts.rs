@@ -1,5 +1,5 @@
 //! The agent's prompts. The reference's wording is its prose: `vakra import` reads it from a
-//! reference checkout into the data root's `runner/prompts.json`; without that file the
+//! reference checkout into the data root's [`RUNNER_PROMPTS`]; without that file the
 //! runner uses this project's own wording (same fields, same place in the conversation).
 //!
 //! Templates are Python `str.format` strings: capability 1's system message has `{handle}` and
@@ -9,33 +9,33 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use vakra_eval::judges::llm::{python_format, read_imported};
+use vakra_catalog::files::{RUNNER_PROMPTS, RunnerPrompts};
+use vakra_pytext::python_format;
 
-/// The data root's file of imported prompts (written by `vakra import`).
-pub const PROMPTS_FILE: &str = "runner/prompts.json";
+/// The templates (the data root's file format) and what the runner makes of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompts(pub RunnerPrompts);
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Prompts {
-    pub capability_1_system: String,
-    pub capability_1_data_info: String,
-    pub policy_system: String,
-    /// Where they came from, for the run's summary.
-    #[serde(default)]
-    pub source: String,
+impl std::ops::Deref for Prompts {
+    type Target = RunnerPrompts;
+
+    fn deref(&self) -> &RunnerPrompts {
+        &self.0
+    }
 }
 
 impl Prompts {
     /// The data root's imported prompts, or this project's own.
     pub fn load(root: &Path) -> Result<Self, String> {
-        Ok(match read_imported::<Self>(root, PROMPTS_FILE)? {
-            Some((prompts, source)) => Self { source, ..prompts },
+        Ok(match RUNNER_PROMPTS.read_optional(root)? {
+            Some((prompts, source)) => Self(RunnerPrompts { source, ..prompts }),
             None => Self::builtin(),
         })
     }
 
     /// This project's wording.
     pub fn builtin() -> Self {
-        Self {
+        Self(RunnerPrompts {
             capability_1_system: include_str!("prompts/capability_1_system.txt").to_owned(),
             capability_1_data_info: include_str!("prompts/capability_1_data_info.txt")
                 .trim_end_matches('\n')
@@ -44,7 +44,7 @@ impl Prompts {
                 .trim_end_matches('\n')
                 .to_owned(),
             source: "built-in".into(),
-        }
+        })
     }
 
     /// Capability 1's system message for the starting table `handle` and its peek (the
@@ -98,7 +98,7 @@ fn data_info(peek: &Value) -> Option<(String, String, String)> {
             preview.insert(key, detail.get("first_3_values")?.clone());
         }
     }
-    let preview = crate::opening::python_json_text(
+    let preview = crate::peek_json::python_json_text(
         &vakra_pytext::dumps(
             &Value::Object(preview),
             &vakra_pytext::DumpOptions::indent2(),
@@ -120,12 +120,12 @@ mod tests {
 
     #[test]
     fn the_peek_fills_the_capability_1_message() {
-        let prompts = Prompts {
+        let prompts = Prompts(RunnerPrompts {
             capability_1_system: "H={handle}{data_info}|{{x}}".into(),
             capability_1_data_info: "\nn={num_records} c={columns} p={preview}".into(),
             policy_system: "rule: {instructions}.".into(),
             source: String::new(),
-        };
+        });
         let peek = json!({"handle": "retrieved_t_1", "num_records": 3, "key_details": [
             {"name": "a", "dtype": "int64", "first_3_values": [1, 2, 3]},
             {"name": "b", "dtype": "object", "first_3_values": ["é", null, "z"]}]});

@@ -26,7 +26,7 @@ pub struct RunPlan {
     /// The first N samples of each domain file.
     pub max_samples_per_domain: Option<usize>,
     /// Only this shard's samples (`vakra eval --shard`'s rule).
-    pub shard: Option<vakra_eval::Shard>,
+    pub shard: Option<vakra_records::Shard>,
     pub trials: u32,
     pub jobs: usize,
     /// Run samples whose earlier record says `error` again.

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use vakra_eval::records::{capability_of_dir, domain_files, read_array};
+use vakra_records::records::read_array;
+use vakra_records::{Side, Split};
 
 use crate::RunError;
 
@@ -53,21 +54,11 @@ pub fn read_split(
     capabilities: &[u8],
     domains: &[String],
 ) -> Result<(Vec<Sample>, Vec<SkippedRecord>), RunError> {
-    let entries = std::fs::read_dir(split).map_err(|e| RunError::Input {
+    std::fs::read_dir(split).map_err(|e| RunError::Input {
         path: split.to_owned(),
         message: e.to_string(),
     })?;
-    let mut folders: Vec<(u8, String)> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_str()?.to_owned();
-            let capability = capability_of_dir(&name)?;
-            (entry.path().join("input").is_dir()
-                && (capabilities.is_empty() || capabilities.contains(&capability)))
-            .then_some((capability, name))
-        })
-        .collect();
-    folders.sort();
+    let folders = Split::new(split).capabilities(Side::Input, capabilities);
     if folders.is_empty() {
         return Err(RunError::Input {
             path: split.to_owned(),
@@ -77,8 +68,8 @@ pub fn read_split(
     }
     let mut samples = Vec::new();
     let mut skipped = Vec::new();
-    for (capability, folder) in folders {
-        for (stem, path) in domain_files(&split.join(&folder).join("input")) {
+    for folder in folders {
+        for (stem, path) in folder.domain_files(Side::Input) {
             if !domains.is_empty() && !domains.contains(&stem) {
                 continue;
             }
@@ -89,8 +80,8 @@ pub fn read_split(
             for (index, item) in items.iter().enumerate() {
                 match parse_sample(item, &stem) {
                     Ok(parts) => samples.push(Sample {
-                        capability,
-                        capability_dir: folder.clone(),
+                        capability: folder.capability,
+                        capability_dir: folder.name.clone(),
                         position: index,
                         ..parts
                     }),

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use vakra_chat::Usage;
-use vakra_eval::records::read_array;
+use vakra_records::records::read_array;
 
 use crate::RunError;
 use crate::episode::Finished;
@@ -68,7 +68,7 @@ impl Store {
         let mut finished = HashSet::new();
         for capability_dir in sub_folders(out) {
             let folder = out.join(&capability_dir);
-            for (domain, path) in vakra_eval::records::domain_files(&folder) {
+            for (domain, path) in vakra_records::records::domain_files(&folder) {
                 let records = read_array(&path).map_err(|message| RunError::Input {
                     path: path.clone(),
                     message: format!(
@@ -223,7 +223,7 @@ fn sub_folders(out: &Path) -> Vec<String> {
         .flatten()
         .filter(|e| e.path().is_dir())
         .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|name| vakra_eval::records::capability_of_dir(name).is_some())
+        .filter(|name| vakra_records::records::capability_of_dir(name).is_some())
         .collect();
     names.sort();
     names
@@ -232,7 +232,7 @@ fn sub_folders(out: &Path) -> Vec<String> {
 /// Whether a record of an earlier run counts as done: one the evaluator can use, with the
 /// status and the turn every record `vakra run` writes has. Anything else runs again.
 fn usable(record: &Value) -> Result<(), String> {
-    let parsed = vakra_eval::records::parse_record(record)?;
+    let parsed = vakra_records::records::parse_record(record)?;
     match record.get("status").and_then(Value::as_str) {
         Some("success" | "error") => {}
         _ => return Err("`status` is not \"success\" or \"error\"".into()),
@@ -250,10 +250,13 @@ fn prune_trajectories(path: &Path, kept: &HashSet<(String, u32)>) -> Result<(), 
     if !path.exists() {
         return Ok(());
     }
-    let (file, _) = vakra_eval::records::open_regular(path).map_err(|message| RunError::Input {
-        path: path.to_owned(),
-        message: format!("{message} (an earlier run's trajectory; move it away to start afresh)"),
-    })?;
+    let (file, _) =
+        vakra_records::records::open_regular(path).map_err(|message| RunError::Input {
+            path: path.to_owned(),
+            message: format!(
+                "{message} (an earlier run's trajectory; move it away to start afresh)"
+            ),
+        })?;
     let mut seen = HashSet::new();
     let mut out = String::new();
     for line in std::io::BufReader::new(file).split(b'\n') {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 use vakra_chaining::LegacyTranslator;
-use vakra_eval::records::{CAPABILITY_DIRS, Call, domain_files, read_records};
+use vakra_records::records::{CAPABILITY_DIRS, Call, domain_files, read_records};
 
 /// The scored turn of one ground-truth record.
 struct Script {
@@ -46,7 +46,7 @@ impl Oracle {
                     scripts.entry(turn.query.clone()).or_default().push(Script {
                         calls,
                         start_label,
-                        answer: vakra_eval::judges::answer_text(&turn.answer),
+                        answer: vakra_records::answer_text(&turn.answer),
                     });
                 }
             }

@@ -29,6 +29,7 @@
 //! - **Texts** ([`text`]): JSON files and arguments, and text comparisons that show a diff.
 //! - **Processes** ([`process`]): commands that must succeed.
 
+pub mod bpo_recorded;
 pub mod chroma;
 pub mod http;
 pub mod mcp;

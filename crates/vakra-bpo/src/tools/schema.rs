@@ -86,6 +86,11 @@ fn wrapped(result: Value) -> Value {
 /// The output schema of a tool, `None` for tools without a declared return type.
 pub(crate) fn output_schema(descriptions: &Descriptions, tool: &str) -> Option<Value> {
     let m = Models(descriptions);
+    candidate_source_schema(&m, tool).or_else(|| skills_schema(&m, tool))
+}
+
+/// The output schemas of the candidate-source tools.
+fn candidate_source_schema(m: &Models, tool: &str) -> Option<Value> {
     let schema = match tool {
         "candidate_source_sla_per_source" => m.or_not_found(m.model(
             "SLAPerSourceResponse",
@@ -189,6 +194,14 @@ pub(crate) fn output_schema(descriptions: &Descriptions, tool: &str) -> Option<V
                 ),
             ],
         )),
+        _ => return None,
+    };
+    Some(schema)
+}
+
+/// The output schemas of the skills tools.
+fn skills_schema(m: &Models, tool: &str) -> Option<Value> {
+    let schema = match tool {
         "skills_skill_analysis" => m.or_not_found(m.model(
             "SkillAnalysisResponse",
             vec![

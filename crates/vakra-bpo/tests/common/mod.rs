@@ -1,8 +1,6 @@
 //! Helpers of this crate's tests: the reference's data folder, sessions on it and the
 //! descriptions the tools are listed with (what is not about BPO comes from vakra-test-kit).
 
-pub mod recorded;
-
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use regex::Regex;
 use serde_json::{Value, json};
+use vakra_catalog::files::{EVALUATOR_PROMPTS, EvaluatorPrompts};
 use vakra_chat::{ChatClient, ChatConfig, ChatError, RetryPolicy};
+use vakra_pytext::python_format;
 
 use super::{Verdict, normalize_text};
 use crate::judges::exact::response_text;
@@ -33,80 +35,35 @@ pub struct LlmConfig {
     pub lenient_json: bool,
 }
 
-/// The two prompt templates, Python `str.format` style.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Prompts {
-    /// Placeholders `{question}`, `{answer}`, `{prediction}`.
-    pub correctness: String,
-    /// Placeholders `{doc}`, `{response}`.
-    pub groundedness: String,
-    /// Where they came from, for the report.
-    #[serde(default)]
-    pub source: String,
-}
+/// The two prompt templates (the data root's file format).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompts(pub EvaluatorPrompts);
 
-/// The data root's file of imported prompts.
-pub const PROMPTS_FILE: &str = "evaluator/prompts.json";
+impl std::ops::Deref for Prompts {
+    type Target = EvaluatorPrompts;
+
+    fn deref(&self) -> &EvaluatorPrompts {
+        &self.0
+    }
+}
 
 impl Prompts {
     /// The data root's imported prompts, or this project's own.
     pub fn load(root: &Path) -> Result<Self, String> {
-        Ok(match read_imported::<Self>(root, PROMPTS_FILE)? {
-            Some((prompts, source)) => Self { source, ..prompts },
+        Ok(match EVALUATOR_PROMPTS.read_optional(root)? {
+            Some((prompts, source)) => Self(EvaluatorPrompts { source, ..prompts }),
             None => Self::builtin(),
         })
     }
 
     /// This project's prompts.
     pub fn builtin() -> Self {
-        Self {
+        Self(EvaluatorPrompts {
             correctness: include_str!("prompts/correctness.txt").to_owned(),
             groundedness: include_str!("prompts/groundedness.txt").to_owned(),
             source: "built-in".into(),
-        }
+        })
     }
-}
-
-/// A JSON file of the data root that `vakra import` writes from the reference's prose, with its
-/// path (for reports); `None` when the root has none.
-pub fn read_imported<T: serde::de::DeserializeOwned>(
-    root: &Path,
-    file: &str,
-) -> Result<Option<(T, String)>, String> {
-    let path = root.join(file);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map(|value| Some((value, path.display().to_string())))
-            .map_err(|e| format!("{}: {e}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
-}
-
-/// Python's `str.format` with named fields only: `{name}` replaced, `{{`/`}}` unescaped.
-pub fn python_format(template: &str, fields: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(i) = rest.find(['{', '}']) {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i..];
-        if tail.starts_with("{{") || tail.starts_with("}}") {
-            out.push_str(&tail[..1]);
-            rest = &tail[2..];
-        } else if let Some(end) = tail.find('}').filter(|_| tail.starts_with('{')) {
-            let name = &tail[1..end];
-            match fields.iter().find(|(n, _)| *n == name) {
-                Some((_, value)) => out.push_str(value),
-                None => out.push_str(&tail[..=end]),
-            }
-            rest = &tail[end + 1..];
-        } else {
-            out.push_str(&tail[..1]);
-            rest = &tail[1..];
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// A chat client for the judges: one user message in, the reply's text out, through
@@ -364,14 +321,6 @@ pub fn parse_groundedness(text: &str) -> Result<Verdict, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn python_format_fills_named_fields_only() {
-        assert_eq!(
-            python_format("{{\"score\": {a}}} {b} {c}", &[("a", "1"), ("b", "{x}")]),
-            "{\"score\": 1} {x} {c}"
-        );
-    }
 
     #[test]
     fn correctness_replies() {

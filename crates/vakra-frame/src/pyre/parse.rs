@@ -815,41 +815,7 @@ fn parse_group(
                 return Ok(None);
             }
             '=' | '!' | '<' if char_tok.second.is_none() => {
-                let mut kind = ch;
-                let mut behind = false;
-                let mut saved_lookbehind = None;
-                if ch == '<' {
-                    let Some(next) = source.get()? else {
-                        return Err(source.error("unexpected end of pattern", 0));
-                    };
-                    if !(next.is('=') || next.is('!')) {
-                        let mut text = String::from("?<");
-                        next.push_to(&mut text);
-                        return Err(
-                            source.error(&format!("unknown extension {text}"), next.len() + 2)
-                        );
-                    }
-                    kind = next.first;
-                    behind = true;
-                    saved_lookbehind = Some(state.lookbehind_groups);
-                    if state.lookbehind_groups.is_none() {
-                        state.lookbehind_groups = Some(state.groups());
-                    }
-                }
-                let body = parse_sub(source, state, verbose, nested + 1)?;
-                if let Some(None) = saved_lookbehind {
-                    state.lookbehind_groups = None;
-                }
-                if !source.matches(')')? {
-                    return Err(
-                        source.error("missing ), unterminated subpattern", source.tell() - start)
-                    );
-                }
-                return Ok(Some(Node::Assert {
-                    negate: kind == '!',
-                    behind,
-                    body,
-                }));
+                return parse_lookaround(source, state, verbose, nested, start, ch).map(Some);
             }
             '(' if char_tok.second.is_none() => {
                 return parse_conditional(source, state, verbose, nested, start).map(Some);
@@ -885,27 +851,7 @@ fn parse_group(
         }
     }
     let index = if capture {
-        let gid = state.groups();
-        if gid > MAXGROUPS {
-            return Err(source.error(
-                "too many groups",
-                name.as_ref().map_or(0, |n| n.chars().count() + 1),
-            ));
-        }
-        if let Some(n) = &name {
-            if let Some(&old) = state.group_names.get(n) {
-                return Err(source.error(
-                    &format!(
-                        "redefinition of group name {} as group {gid}; was group {old}",
-                        vakra_pytext::str_repr(n)
-                    ),
-                    n.chars().count() + 1,
-                ));
-            }
-            state.group_names.insert(n.clone(), gid);
-        }
-        state.group_widths.push(None);
-        Some(gid)
+        Some(open_group(source, state, name.as_ref())?)
     } else {
         None
     };
@@ -928,6 +874,74 @@ fn parse_group(
             body,
         }
     }))
+}
+
+/// A lookahead or lookbehind assertion, after `(?=`, `(?!` or `(?<`.
+fn parse_lookaround(
+    source: &mut Source,
+    state: &mut State,
+    verbose: bool,
+    nested: usize,
+    start: usize,
+    ch: char,
+) -> Result<Node, ReError> {
+    let mut kind = ch;
+    let mut behind = false;
+    let mut saved_lookbehind = None;
+    if ch == '<' {
+        let Some(next) = source.get()? else {
+            return Err(source.error("unexpected end of pattern", 0));
+        };
+        if !(next.is('=') || next.is('!')) {
+            let mut text = String::from("?<");
+            next.push_to(&mut text);
+            return Err(source.error(&format!("unknown extension {text}"), next.len() + 2));
+        }
+        kind = next.first;
+        behind = true;
+        saved_lookbehind = Some(state.lookbehind_groups);
+        if state.lookbehind_groups.is_none() {
+            state.lookbehind_groups = Some(state.groups());
+        }
+    }
+    let body = parse_sub(source, state, verbose, nested + 1)?;
+    if let Some(None) = saved_lookbehind {
+        state.lookbehind_groups = None;
+    }
+    if !source.matches(')')? {
+        return Err(source.error("missing ), unterminated subpattern", source.tell() - start));
+    }
+    Ok(Node::Assert {
+        negate: kind == '!',
+        behind,
+        body,
+    })
+}
+
+/// A capturing group opens: its number, its name recorded.
+fn open_group(
+    source: &mut Source,
+    state: &mut State,
+    name: Option<&String>,
+) -> Result<usize, ReError> {
+    let gid = state.groups();
+    if gid > MAXGROUPS {
+        return Err(source.error("too many groups", name.map_or(0, |n| n.chars().count() + 1)));
+    }
+    if let Some(n) = name {
+        if let Some(&old) = state.group_names.get(n) {
+            return Err(source.error(
+                &format!(
+                    "redefinition of group name {} as group {gid}; was group {old}",
+                    vakra_pytext::str_repr(n)
+                ),
+                n.chars().count() + 1,
+            ));
+        }
+        state.group_names.insert(n.clone(), gid);
+    }
+    state.group_widths.push(None);
+    Ok(gid)
 }
 
 fn state_widths(state: &State) -> Vec<(u128, u128)> {

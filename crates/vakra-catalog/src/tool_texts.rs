@@ -2,9 +2,9 @@
 //! the handle-argument description.
 //!
 //! It is benchmark content, so it is never part of this repository: `vakra import` reads it from
-//! the reference's source into `capability1/texts.json`, and the demo data root carries texts
+//! the reference's source into [`crate::files::TOOL_TEXTS`], and the demo data root carries texts
 //! written for it. The structure of the schemas (names, types, defaults, order) is behaviour and
-//! lives in [`crate::tools`]; only the strings come from here. A text that is absent leaves its
+//! lives in `vakra-chaining`'s listing; only the strings come from here. A text that is absent leaves its
 //! `description` key out, as pydantic does for a field without one.
 
 use std::collections::HashMap;
@@ -12,10 +12,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ChainingError;
+use crate::CatalogError;
+use crate::root_file::RootFile;
 
-/// Where the texts live in a data root.
-pub const TEXTS_FILE: &str = "capability1/texts.json";
+/// The prose of capability 1's tool listing.
+pub const TOOL_TEXTS: RootFile<ToolTexts> = RootFile::at("capability1/texts.json");
 
 /// The strings of the listing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -50,24 +51,26 @@ pub struct ModelTexts {
 }
 
 impl ToolTexts {
-    /// Reads `ROOT/capability1/texts.json`.
-    pub fn load(root: &Path) -> Result<Self, ChainingError> {
-        let path = root.join(TEXTS_FILE);
+    /// Reads [`TOOL_TEXTS`] of `root`.
+    pub fn load(root: &Path) -> Result<Self, CatalogError> {
+        let path = TOOL_TEXTS.path(root);
         let text = std::fs::read_to_string(&path).map_err(|e| {
-            ChainingError::Texts(format!(
+            CatalogError::ToolTexts(format!(
                 "cannot read {}: {e} (run `vakra import` to create it)",
                 path.display()
             ))
         })?;
         serde_json::from_str(&text)
-            .map_err(|e| ChainingError::Texts(format!("{}: {e}", path.display())))
+            .map_err(|e| CatalogError::ToolTexts(format!("{}: {e}", path.display())))
     }
 
-    pub(crate) fn model(&self, model: &str) -> Option<&str> {
+    /// The description of an input model or enum.
+    pub fn model(&self, model: &str) -> Option<&str> {
         self.models.get(model)?.description.as_deref()
     }
 
-    pub(crate) fn field(&self, model: &str, field: &str) -> Option<&str> {
+    /// The description of one field of an input model.
+    pub fn field(&self, model: &str, field: &str) -> Option<&str> {
         self.models
             .get(model)?
             .fields
@@ -75,7 +78,8 @@ impl ToolTexts {
             .map(String::as_str)
     }
 
-    pub(crate) fn preset(&self, tool: &str, field: &str) -> Option<&str> {
+    /// The description of a SEL-BIRD tool's preset field.
+    pub fn preset(&self, tool: &str, field: &str) -> Option<&str> {
         self.presets.get(tool)?.get(field).map(String::as_str)
     }
 }

@@ -60,7 +60,7 @@ pub struct Record {
     /// The trial index `vakra run --trials` writes (absent in the reference's records).
     pub trial: Option<u32>,
     /// The model's token counts (`usage`) that `vakra run` writes.
-    pub tokens: Option<crate::trials::Tokens>,
+    pub tokens: Option<crate::Tokens>,
     /// The seconds the run spent on the sample (`duration_s`, written by `vakra run`).
     pub duration_s: Option<f64>,
 }
@@ -307,7 +307,7 @@ pub fn take_record(value: Value) -> Result<Record, String> {
     };
     let tokens = object.get("usage").and_then(|usage| {
         let count = |key: &str| usage.get(key).and_then(Value::as_u64);
-        Some(crate::trials::Tokens {
+        Some(crate::Tokens {
             input_tokens: count("input_tokens")?,
             output_tokens: count("output_tokens")?,
         })

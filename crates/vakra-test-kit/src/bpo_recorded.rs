@@ -1,9 +1,9 @@
 //! The tool results recorded in the reference's six BPO task files (`tasks*.json` in its BPO
 //! data folder), as calls to replay and the texts an agent receives for them.
 //!
-//! Shared by this crate's session-level test (`tests/recorded.rs`) and the MCP-level test of the
-//! command-line crate (`crates/vakra-cli/tests/bpo_mcp.rs`, which includes this file by path),
-//! so both replay exactly the same calls.
+//! Shared by vakra-bpo's session-level test (`tests/recorded.rs`) and the MCP-level test of the
+//! command-line crate (`crates/vakra-cli/tests/bpo_mcp.rs`), so both replay exactly the same
+//! calls.
 //!
 //! The files record the value each tool function returned. FastMCP sends a string as it is,
 //! `None` as no content, other values as compact JSON, and raises the simulated HTTP errors

@@ -1,7 +1,7 @@
-//! The tool-universe mapping: universe id → domain, `init_args` and toolset.
+//! Capability 1's tool-universe mapping: universe id → domain, `init_args` and toolset.
 //!
 //! The reference parses a 1.2 MB YAML file at every start. `vakra import` converts it once into
-//! `capability1/universes.json` (same content, same order), which starts in milliseconds; order
+//! [`crate::files::UNIVERSES`] (same content, same order), which starts in milliseconds; order
 //! matters because a domain's first id decides its startup universe, the `Unknown universe ID`
 //! error quotes the first ten ids of the file, and alias order decides the join.
 
@@ -9,12 +9,12 @@ use std::path::Path;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use vakra_frame::InitArgs;
 
-use crate::ChainingError;
+use crate::CatalogError;
+use crate::root_file::RootFile;
 
-/// Where the converted mapping lives in a data root.
-pub const UNIVERSES_FILE: &str = "capability1/universes.json";
+/// Capability 1's universe mapping, converted from the reference's YAML.
+pub const UNIVERSES: RootFile<Universes> = RootFile::at("capability1/universes.json");
 
 /// One universe of the mapping.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,35 +55,40 @@ pub struct Universes {
 
 impl Universes {
     /// Parses the reference's YAML mapping, keeping the file's order.
-    pub fn from_yaml(text: &str) -> Result<Self, ChainingError> {
+    pub fn from_yaml(text: &str) -> Result<Self, CatalogError> {
         let entries: IndexMap<String, Universe> = serde_yaml_ng::from_str(text)
-            .map_err(|e| ChainingError::Mapping(format!("not a universe mapping: {e}")))?;
+            .map_err(|e| CatalogError::Universes(format!("not a universe mapping: {e}")))?;
         Ok(Self { entries })
     }
 
     /// Parses the converted JSON form.
-    pub fn from_json(text: &str) -> Result<Self, ChainingError> {
+    pub fn from_json(text: &str) -> Result<Self, CatalogError> {
         let entries: IndexMap<String, Universe> = serde_json::from_str(text)
-            .map_err(|e| ChainingError::Mapping(format!("not a universe mapping: {e}")))?;
+            .map_err(|e| CatalogError::Universes(format!("not a universe mapping: {e}")))?;
         Ok(Self { entries })
     }
 
-    /// Reads `ROOT/capability1/universes.json`.
-    pub fn load(root: &Path) -> Result<Self, ChainingError> {
-        let path = root.join(UNIVERSES_FILE);
+    /// Reads [`UNIVERSES`] of `root`.
+    pub fn load(root: &Path) -> Result<Self, CatalogError> {
+        let path = UNIVERSES.path(root);
         let text = std::fs::read_to_string(&path).map_err(|e| {
-            ChainingError::Mapping(format!(
+            CatalogError::Universes(format!(
                 "cannot read {}: {e} (run `vakra import` to create it)",
                 path.display()
             ))
         })?;
         Self::from_json(&text)
-            .map_err(|e| ChainingError::Mapping(format!("{}: {e}", path.display())))
+            .map_err(|e| CatalogError::Universes(format!("{}: {e}", path.display())))
     }
 
     /// The JSON form written into a data root.
     pub fn to_json(&self) -> String {
         serde_json::to_string(&self.entries).unwrap_or_default()
+    }
+
+    /// Writes [`UNIVERSES`] of `root` (its folder created).
+    pub fn write(&self, root: &Path) -> std::io::Result<()> {
+        UNIVERSES.write_text(root, &self.to_json())
     }
 
     /// Adds universes after the existing ones (a later id replaces an earlier one in place).
@@ -124,4 +129,27 @@ impl Universes {
         }
         seen.into_iter().collect()
     }
+}
+
+/// The `init_args` of a universe in the mapping YAML (the arguments of the ground-truth
+/// `initialize_active_data` call).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InitArgs {
+    /// Alias → table, in file order: the first alias anchors the `FROM`, the last one names the
+    /// single-table result, and the order decides the column order.
+    pub alias_to_table_dict: IndexMap<String, TableSpec>,
+    /// Join conditions `[left "alias.column", right "alias.column", join type]`; the join type
+    /// is ignored (always INNER).
+    pub condition_sequence: Vec<Vec<String>>,
+    /// The database file; the servers overwrite it with their own path before loading.
+    pub database_path: String,
+}
+
+/// One entry of `alias_to_table_dict`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSpec {
+    /// The prefix of the output column names (`<modified>_<column>`).
+    pub modified_table_name: String,
+    /// The SQLite table.
+    pub original_table_name: String,
 }

@@ -1,0 +1,6 @@
+//! vakra-import's integration tests: one module a file, in one test binary (`integration`),
+//! so that the crate's tests are linked once (`autotests = false`). `cargo test -p vakra-import
+//! --test integration <module>::` runs one file's tests; a new file needs its `mod` line here.
+
+mod import;
+mod retriever_texts;

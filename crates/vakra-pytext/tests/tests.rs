@@ -1,0 +1,7 @@
+//! vakra-pytext's integration tests: one module a file, in one test binary (`integration`),
+//! so that the crate's tests are linked once (`autotests = false`). `cargo test -p vakra-pytext
+//! --test integration <module>::` runs one file's tests; a new file needs its `mod` line here.
+
+mod dumps;
+mod float_repr;
+mod repr;
