@@ -100,6 +100,9 @@ impl DocumentEmbedder {
     }
 }
 
+/// Every document's vector by position, and the manifest entry that describes them.
+pub(crate) type DocumentVectors = (Vec<Vec<f32>>, DenseManifest);
+
 /// Every document's vector, by position, and the manifest entry that describes them: the
 /// store's own vectors where it has them, the others embedded by `embedder`. `None` when
 /// there is nothing to store: no stored vector and no model. A store that has vectors for some
@@ -110,7 +113,7 @@ pub(crate) fn document_vectors(
     stored: Option<StoredVectors>,
     embedder: &DocumentEmbedder,
     bar: &ProgressBar,
-) -> Result<Option<(Vec<Vec<f32>>, DenseManifest)>, RetrievalError> {
+) -> Result<Option<DocumentVectors>, RetrievalError> {
     let (mut by_id, store_dimension, function) = match stored {
         Some(s) => (s.by_id, s.dimension, s.embedding_function),
         None => Default::default(),
@@ -259,7 +262,7 @@ pub(crate) fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
             sum + d * d
         })
     };
-    let head = if n % 4 == 0 {
+    let head = if n.is_multiple_of(4) {
         n
     } else if n > 16 {
         n / 16 * 16

@@ -307,7 +307,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header, String> {
         data_offset: word(5),
     };
     let sane = header.data_offset < header.label_offset
-        && (header.label_offset - header.data_offset) % 4 == 0
+        && (header.label_offset - header.data_offset).is_multiple_of(4)
         && header.label_offset.saturating_add(8) <= header.size_per_element
         && header.data_offset >= 4;
     if !sane {
@@ -320,7 +320,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header, String> {
 
 /// Little-endian `f32`s (`None` when the length is not a multiple of 4).
 fn floats(bytes: &[u8]) -> Option<Vec<f32>> {
-    (bytes.len() % 4 == 0).then(|| {
+    bytes.len().is_multiple_of(4).then(|| {
         bytes
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
