@@ -51,9 +51,7 @@ impl Layout {
     }
 
     pub(crate) fn default_descriptions_file(&self) -> PathBuf {
-        self.root
-            .join("retrievers")
-            .join("default_descriptions.json")
+        vakra_catalog::files::DEFAULT_DESCRIPTIONS.path(&self.root)
     }
 
     pub(crate) fn indexes_dir(&self) -> &Path {
