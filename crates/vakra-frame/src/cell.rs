@@ -338,7 +338,7 @@ impl HashKey {
             Cell::Int(i) => HashKey::Integral(i128::from(*i)),
             Cell::UInt(u) => HashKey::Integral(i128::from(*u)),
             Cell::Float(x) => {
-                if crate::pandas::is_np_nan(*x) {
+                if is_np_nan(*x) {
                     return Some(HashKey::NpNan);
                 }
                 if x.is_nan() {
@@ -367,4 +367,34 @@ pub(crate) fn distinct(values: &[Cell]) -> Vec<Cell> {
         })
         .cloned()
         .collect()
+}
+
+/// The bits of numpy's `np.nan`, the one object pandas 3 writes for every missing value of a
+/// `str` column (`to_dict` hands out the same object each time, so `dict.fromkeys` keeps one).
+/// A quiet NaN with a payload no arithmetic produces on its own.
+const NP_NAN_BITS: u64 = 0x7ff8_0000_0000_0a3a;
+
+/// The missing value of a pandas 3 `str` column.
+pub(crate) fn missing_str() -> Cell {
+    Cell::Float(f64::from_bits(NP_NAN_BITS))
+}
+
+/// Whether `x` is that object (rather than some other NaN).
+pub(crate) fn is_np_nan(x: f64) -> bool {
+    x.to_bits() == NP_NAN_BITS
+}
+
+#[cfg(test)]
+mod np_nan_tests {
+    use super::*;
+
+    #[test]
+    fn the_np_nan_object_is_a_nan_of_its_own() {
+        let Cell::Float(x) = missing_str() else {
+            unreachable!()
+        };
+        assert!(x.is_nan() && is_np_nan(x));
+        assert!(!is_np_nan(f64::NAN));
+        assert!(!is_np_nan(f64::NAN + 1.0));
+    }
 }

@@ -41,7 +41,7 @@ impl Kinds {
                 Cell::Float(x) => {
                     k.float = true;
                     k.nan |= x.is_nan();
-                    k.foreign_nan |= x.is_nan() && !crate::pandas::is_np_nan(*x);
+                    k.foreign_nan |= x.is_nan() && !crate::cell::is_np_nan(*x);
                     k.real |= !x.is_nan();
                 }
                 Cell::Str(_) => k.text = true,
@@ -340,7 +340,7 @@ impl Column {
 /// A value as stored in a pandas 3 `str` column (`None` and NaN become `np.nan`).
 pub(crate) fn to_str_cell(cell: &Cell) -> Cell {
     if cell.is_null() {
-        crate::pandas::missing_str()
+        crate::cell::missing_str()
     } else {
         cell.clone()
     }

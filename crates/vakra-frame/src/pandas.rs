@@ -9,8 +9,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::cell::Cell;
-
 /// The environment variable that chooses the pandas version (`2` or `3`).
 pub const PANDAS_ENV: &str = "VAKRA_PANDAS";
 
@@ -83,21 +81,6 @@ impl FromStr for Pandas {
     }
 }
 
-/// The bits of numpy's `np.nan`, the one object pandas 3 writes for every missing value of a
-/// `str` column (`to_dict` hands out the same object each time, so `dict.fromkeys` keeps one).
-/// A quiet NaN with a payload no arithmetic produces on its own.
-const NP_NAN_BITS: u64 = 0x7ff8_0000_0000_0a3a;
-
-/// The missing value of a pandas 3 `str` column.
-pub(crate) fn missing_str() -> Cell {
-    Cell::Float(f64::from_bits(NP_NAN_BITS))
-}
-
-/// Whether `x` is that object (rather than some other NaN).
-pub(crate) fn is_np_nan(x: f64) -> bool {
-    x.to_bits() == NP_NAN_BITS
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,15 +98,5 @@ mod tests {
         assert!("".parse::<Pandas>().is_err());
         assert_eq!(Pandas::default(), Pandas::V3);
         assert_eq!(Pandas::V2.to_string(), "2.3.3");
-    }
-
-    #[test]
-    fn the_np_nan_object_is_a_nan_of_its_own() {
-        let Cell::Float(x) = missing_str() else {
-            unreachable!()
-        };
-        assert!(x.is_nan() && is_np_nan(x));
-        assert!(!is_np_nan(f64::NAN));
-        assert!(!is_np_nan(f64::NAN + 1.0));
     }
 }

@@ -260,7 +260,7 @@ fn infer_sql_column(values: Vec<SqlValue>, pandas: Pandas) -> (Dtype, Vec<Cell>)
         .into_iter()
         .map(|value| match (value, dtype) {
             (SqlValue::Null, Dtype::Float64) => Cell::Float(f64::NAN),
-            (SqlValue::Null, Dtype::Str) => crate::pandas::missing_str(),
+            (SqlValue::Null, Dtype::Str) => crate::cell::missing_str(),
             (SqlValue::Null, _) => Cell::None,
             (SqlValue::Integer(i), Dtype::Float64) => Cell::Float(i as f64),
             (SqlValue::Integer(i), _) => Cell::Int(i),

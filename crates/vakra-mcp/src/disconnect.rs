@@ -13,7 +13,12 @@ use futures_util::Stream;
 use serde_json::Value;
 use tower::ServiceExt;
 
-use crate::http::Service;
+use crate::{EnvServer, NamedSessions};
+
+/// The streamable-HTTP MCP service (`http.rs` serves it; a dropped call's cancellation is sent
+/// through it).
+pub(crate) type Service =
+    rmcp::transport::streamable_http_server::StreamableHttpService<EnvServer, NamedSessions>;
 
 /// The id of a JSON-RPC request in `body`, when it is a request (not a notification or a
 /// response) of an existing session.

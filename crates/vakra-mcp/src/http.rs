@@ -19,7 +19,7 @@ use vakra_lanes::{Client, Share, Shares, Throttled};
 
 use crate::{Capability, EnvServer, NamedSessions, ServerOptions, SessionSpec};
 
-pub(crate) type Service = StreamableHttpService<EnvServer, NamedSessions>;
+use crate::disconnect::Service;
 
 /// Limits of the MCP HTTP transport.
 #[derive(Debug, Clone, Copy)]

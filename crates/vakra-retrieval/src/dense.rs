@@ -1,73 +1,24 @@
-//! Document vectors beside a BM25 index — the Chroma store's own, or embedded here for
-//! documents without one — and the dense and hybrid rankings over them. Distances are squared
+//! Which vectors an index gets — the Chroma store's own, or embedded here for documents without
+//! one — and the dense and hybrid rankings over them (the vectors file is `vectors.rs`). Distances are squared
 //! L2 computed as hnswlib computes them for Chroma (see [`l2_squared`]); the search is exact.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use indicatif::ProgressBar;
-use tantivy::DocAddress;
 use vakra_embed::Embedder;
 
 use crate::chroma::StoredVectors;
-use crate::manifest::{DenseManifest, Manifest};
+use crate::manifest::DenseManifest;
 use crate::search::{DomainIndex, Ranked};
+use crate::vectors::Vectors;
 use crate::{Document, RetrievalError};
 
-/// Row `r` holds the unit vector of the document whose ord is `r`, little-endian `f32`.
-const VECTORS_FILE: &str = "vectors.f32";
 /// The usual reciprocal-rank-fusion constant.
 const RRF_K: f32 = 60.0;
 /// How deep each ranking is read for fusion (at least `n_results`).
 const HYBRID_DEPTH: usize = 100;
-
-/// The document vectors of an index.
-pub(crate) struct Vectors {
-    data: Vec<f32>,
-    dimension: usize,
-    /// Document address by ord, to read the stored fields of dense results.
-    addresses: Vec<DocAddress>,
-}
-
-impl Vectors {
-    /// Reads the vectors of an index built with a model (`Ok(None)` for a BM25-only index).
-    pub(crate) fn open(
-        dir: &Path,
-        manifest: &Manifest,
-        addresses: impl FnOnce() -> Result<Vec<DocAddress>, String>,
-    ) -> Result<Option<Self>, String> {
-        let Some(dense) = &manifest.dense else {
-            return Ok(None);
-        };
-        let path = dir.join(VECTORS_FILE);
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let expected = (manifest.documents as usize)
-            .checked_mul(dense.dimension)
-            .and_then(|n| n.checked_mul(4));
-        if expected != Some(bytes.len()) {
-            return Err(format!("{}: wrong size", path.display()));
-        }
-        let data = bytes
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        Ok(Some(Self {
-            data,
-            dimension: dense.dimension,
-            addresses: addresses()?,
-        }))
-    }
-
-    fn row(&self, ord: usize) -> &[f32] {
-        &self.data[ord * self.dimension..(ord + 1) * self.dimension]
-    }
-
-    fn len(&self) -> usize {
-        self.addresses.len()
-    }
-}
 
 /// The model that embeds documents without a stored vector: the folder a flag names, loaded
 /// when first needed.
@@ -182,29 +133,6 @@ pub(crate) fn document_vectors(
         from_store: from_store as u64,
     };
     Ok(Some((rows, manifest)))
-}
-
-/// Writes the vector file: row `ord` is the vector of the document whose ord it is.
-pub(crate) fn write_vectors(
-    dir: &Path,
-    rows: &[Vec<f32>],
-    ords: &[u64],
-    dimension: usize,
-) -> Result<(), RetrievalError> {
-    let mut data = vec![0f32; rows.len() * dimension];
-    for (row, &ord) in rows.iter().zip(ords) {
-        let ord = ord as usize;
-        data[ord * dimension..(ord + 1) * dimension].copy_from_slice(row);
-    }
-    let path = dir.join(VECTORS_FILE);
-    let mut file = std::io::BufWriter::new(
-        std::fs::File::create(&path).map_err(|e| RetrievalError::io(&path, e))?,
-    );
-    for value in &data {
-        file.write_all(&value.to_le_bytes())
-            .map_err(|e| RetrievalError::io(&path, e))?;
-    }
-    file.flush().map_err(|e| RetrievalError::io(&path, e))
 }
 
 /// Refuses an index without vectors, or with vectors of another model.
@@ -374,18 +302,18 @@ pub(crate) fn search_vector(
     k: usize,
 ) -> Result<Vec<Ranked>, RetrievalError> {
     let vectors = vectors_of(index)?;
-    if query.len() != vectors.dimension {
+    if query.len() != vectors.dimension() {
         return Err(RetrievalError::Dense(format!(
             "a query vector of dimension {}, the index of domain {:?} holds {}",
             query.len(),
             index.manifest.domain,
-            vectors.dimension
+            vectors.dimension()
         )));
     }
     Ok(nearest(vectors, query, k.min(vectors.len()))
         .into_iter()
         .map(|(distance, ord)| Ranked {
-            address: vectors.addresses[ord],
+            address: vectors.address(ord),
             ord: ord as u64,
             distance,
         })
@@ -426,7 +354,7 @@ pub(crate) fn hybrid(
     Ok(fused
         .into_iter()
         .map(|(score, ord)| Ranked {
-            address: vectors.addresses[ord],
+            address: vectors.address(ord),
             ord: ord as u64,
             distance: (1.0 - score / best).max(0.0),
         })

@@ -321,7 +321,7 @@ fn fill_index(
     writer.wait_merging_threads().map_err(tantivy_error)?;
     let dense = match crate::dense::document_vectors(domain, documents, stored, embedder, bar)? {
         Some((rows, manifest)) => {
-            crate::dense::write_vectors(dir, &rows, ords, manifest.dimension)?;
+            crate::vectors::write_vectors(dir, &rows, ords, manifest.dimension)?;
             Some(manifest)
         }
         None => None,

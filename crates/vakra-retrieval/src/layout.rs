@@ -21,9 +21,6 @@ pub(crate) struct Layout {
     indexes: PathBuf,
 }
 
-/// The file in an index folder that says what was indexed; its presence marks a finished index.
-pub(crate) const MANIFEST_FILE: &str = "vakra-retrieval.json";
-
 impl Layout {
     pub(crate) fn new(root: &DataRoot) -> Self {
         Self {

@@ -31,6 +31,7 @@ mod retrievers;
 mod schema;
 mod search;
 mod tools;
+mod vectors;
 
 pub use error::RetrievalError;
 pub use http::http_router;

@@ -6,7 +6,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::RetrievalError;
-use crate::layout::MANIFEST_FILE;
+
+/// The file in an index folder that says what was indexed; its presence marks a finished index.
+pub(crate) const MANIFEST_FILE: &str = "vakra-retrieval.json";
 
 /// Bumped whenever the schema, the analyzer or the vector file changes meaning.
 pub(crate) const FORMAT: u32 = 1;

@@ -13,7 +13,8 @@ use crate::RetrievalError;
 use crate::chroma::ChromaStore;
 
 use crate::files::RetrieverFiles;
-use crate::layout::{Layout, MANIFEST_FILE};
+use crate::layout::Layout;
+use crate::manifest::MANIFEST_FILE;
 use crate::request::{self, LargeNumbers, QueryBody};
 use crate::search::{DomainIndex, QueryResult, results_json};
 use crate::tools::{self, DEFAULT_BASE_URL};

@@ -77,7 +77,7 @@ pub(crate) struct DomainIndex {
     fields: Fields,
     analyzer: TextAnalyzer,
     pub(crate) manifest: Manifest,
-    pub(crate) vectors: Option<crate::dense::Vectors>,
+    pub(crate) vectors: Option<crate::vectors::Vectors>,
 }
 
 impl DomainIndex {
@@ -117,7 +117,7 @@ impl DomainIndex {
                 manifest.documents
             )));
         }
-        let vectors = crate::dense::Vectors::open(dir, &manifest, || {
+        let vectors = crate::vectors::Vectors::open(dir, &manifest, || {
             catch_panic(|| ord_addresses(&reader.searcher(), documents))
         })
         .map_err(corrupt)?;

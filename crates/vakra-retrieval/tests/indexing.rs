@@ -474,6 +474,7 @@ fn chroma_stores_give_their_own_vectors_and_distances() {
     let expected: Value =
         serde_json::from_slice(&std::fs::read(stores.join("expected.json")).unwrap()).unwrap();
     let (mut compared, mut same_as_chroma) = (0, 0);
+    let (mut compared_at_5, mut same_at_5) = (0, 0);
     for (domain, cases) in expected.as_object().unwrap() {
         let queries: Vec<Vec<f32>> = serde_json::from_value(cases["queries"].clone()).unwrap();
         for answer in cases["answers"].as_array().unwrap() {
@@ -503,22 +504,26 @@ fn chroma_stores_give_their_own_vectors_and_distances() {
                 let chroma_ids = &answer["chroma"]["ids"][i];
                 if chroma_ids == &exact["ids"] {
                     same_as_chroma += 1;
+                    same_at_5 += usize::from(k == 5);
                     assert_eq!(
                         &answer["chroma"]["distances"][i], &exact["distances"],
                         "{domain} k={k} query {i}"
                     );
                 }
                 compared += 1;
+                compared_at_5 += usize::from(k == 5);
             }
         }
     }
     eprintln!(
         "chromadb's approximate search returned the exact list for {same_as_chroma} of {compared} queries"
     );
-    // With five results, HNSW finds the exact neighbours nearly always.
+    // With five results HNSW finds the exact neighbours nearly always (its graph is built by
+    // two threads, so which ones it misses changes between stores); asked for all, it misses
+    // some in the larger collections.
     assert!(
-        same_as_chroma * 2 > compared,
-        "{same_as_chroma} of {compared}"
+        same_at_5 * 3 >= compared_at_5 * 2,
+        "{same_at_5} of {compared_at_5} with five results"
     );
     // The chunk texts and metadata are the store's.
     let first = &retrievers
