@@ -79,8 +79,13 @@ pub(crate) fn open_session(server: &Server, path: &str) -> String {
     id
 }
 
+/// A `tools/call` request with an id of its own: a dropped answer's cancellation names its
+/// request id, so a client that reused ids could see a late cancellation of an earlier call
+/// stop a later one.
 fn call(tool: &str, arguments: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(100);
+    let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": tool, "arguments": arguments}})
 }
 
