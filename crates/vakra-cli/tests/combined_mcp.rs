@@ -733,11 +733,7 @@ mod dense {
     #[tokio::test]
     async fn a_truncated_vectors_file_is_a_damaged_index() {
         let Some(model) = minilm_dir() else { return };
-        let root = demo_root(false);
-        index(
-            root.path(),
-            &[OsStr::new("--embedding-model"), model.as_os_str()],
-        );
+        let root = demo_root_with_vectors(&model);
         let vectors = root.path().join("indexes/library/vectors.f32");
         let length = std::fs::metadata(&vectors).unwrap().len();
         std::fs::OpenOptions::new()
@@ -771,11 +767,7 @@ mod dense {
     #[tokio::test]
     async fn an_index_of_another_model_is_refused() {
         let Some(model) = minilm_dir() else { return };
-        let root = demo_root(false);
-        index(
-            root.path(),
-            &[OsStr::new("--embedding-model"), model.as_os_str()],
-        );
+        let root = demo_root_with_vectors(&model);
         let other = repo_root().join("crates/vakra-embed/tests/fixtures/modernbert-tiny/cls");
         let name = |dir: &Path| dir.file_name().unwrap().to_string_lossy().into_owned();
         let expected = format!(
@@ -833,11 +825,7 @@ mod dense {
     #[tokio::test]
     async fn the_default_search_is_dense_when_the_model_can_be_had() {
         let Some(model) = minilm_dir() else { return };
-        let root = demo_root(false);
-        index(
-            root.path(),
-            &[OsStr::new("--embedding-model"), model.as_os_str()],
-        );
+        let root = demo_root_with_vectors(&model);
         let cache = tempfile::tempdir().unwrap();
         let cache = cache.path().to_str().unwrap();
         let model_dir = model.to_str().unwrap();
@@ -881,6 +869,16 @@ mod dense {
                 && stderr.contains("HF_HUB_OFFLINE is set"),
             "{stderr}"
         );
+    }
+
+    /// A copy of the demo root indexed with `model`'s embeddings of its chunks.
+    fn demo_root_with_vectors(model: &Path) -> tempfile::TempDir {
+        let root = demo_root(false);
+        index(
+            root.path(),
+            &[OsStr::new("--embedding-model"), model.as_os_str()],
+        );
+        root
     }
 
     /// `query_weather`'s answer to one question in a session with `args` and `envs`.

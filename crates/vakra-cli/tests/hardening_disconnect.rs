@@ -7,7 +7,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use vakra_test_kit::http::raw_http;
+use vakra_test_kit::http::{jsonrpc_message, raw_http, session_id};
 
 use crate::common::{Server, busy_core_turn, demo_root};
 
@@ -48,16 +48,6 @@ pub(crate) fn post(path: &str, session: Option<&str>, body: &Value) -> Vec<u8> {
     .into_bytes()
 }
 
-/// The JSON-RPC message of an event-stream or JSON answer.
-fn message_of(response: &str) -> Value {
-    let body = response.split("\r\n\r\n").nth(1).unwrap();
-    let json = body
-        .lines()
-        .find_map(|line| line.strip_prefix("data: ").filter(|d| !d.is_empty()))
-        .unwrap_or(body);
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {response}"))
-}
-
 /// An initialized session on `path`: its id.
 pub(crate) fn open_session(server: &Server, path: &str) -> String {
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -65,14 +55,7 @@ pub(crate) fn open_session(server: &Server, path: &str) -> String {
         "clientInfo": {"name": "test", "version": "1"}}});
     let (status, response) = raw_http(&server.base, &post(path, None, &initialize));
     assert_eq!(status, 200, "{response}");
-    let id = response
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap();
+    let id = session_id(&response);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let (status, _) = raw_http(&server.base, &post(path, Some(&id), &initialized));
     assert_eq!(status, 202);
@@ -96,7 +79,7 @@ fn call_text(server: &Server, path: &str, session: &str, tool: &str, arguments: 
         &post(path, Some(session), &call(tool, arguments)),
     );
     assert_eq!(status, 200, "{response}");
-    let message = message_of(&response);
+    let message = jsonrpc_message(&response);
     message["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("{message}"))

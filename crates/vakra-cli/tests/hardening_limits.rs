@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::common::{Server, vakra};
 use serde_json::{Value, json};
-use vakra_test_kit::http::{raw_http, raw_post};
+use vakra_test_kit::http::{jsonrpc_message, raw_http, raw_post, session_id};
 use vakra_test_kit::paths::repo_root;
 
 /// A `vakra mcp` session on a demo domain, its answers read on a thread.
@@ -212,16 +212,6 @@ fn deep_arguments_reach_the_tool_over_stdio() {
     assert_eq!(session.answer()["id"], 5);
 }
 
-/// The JSON-RPC message of an event-stream or JSON answer.
-fn message_of(response: &str) -> Value {
-    let body = response.split("\r\n\r\n").nth(1).unwrap();
-    let json = body
-        .lines()
-        .find_map(|line| line.strip_prefix("data: ").filter(|d| !d.is_empty()))
-        .unwrap_or(body);
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {response}"))
-}
-
 fn session_post(server: &Server, id: &str, body: &str) -> (u16, String) {
     raw_http(
         &server.base,
@@ -240,14 +230,7 @@ fn session_post(server: &Server, id: &str, body: &str) -> (u16, String) {
 fn http_session(server: &Server) -> String {
     let (status, response) = raw_post(&server.base, "/mcp/2/library", &initialize().to_string());
     assert_eq!(status, 200, "{response}");
-    let id = response
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap();
+    let id = session_id(&response);
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     assert_eq!(session_post(server, &id, initialized).0, 202);
     id
@@ -261,7 +244,7 @@ fn deep_arguments_reach_the_tool_over_http() {
     for (n, depth) in [(2, 200), (3, 996)] {
         let (status, response) = session_post(&server, &id, &call(n, &nested(depth)).to_string());
         assert_eq!(status, 200, "{response}");
-        let answer = message_of(&response);
+        let answer = jsonrpc_message(&response);
         assert_eq!(answer["id"], n);
         assert_eq!(answer["result"]["content"][0]["text"], not_a_string(depth));
     }
@@ -272,7 +255,7 @@ fn deep_arguments_reach_the_tool_over_http() {
     let (status, response) = session_post(&server, &id, &too_deep);
     assert_eq!(status, 400);
     assert_eq!(
-        message_of(&response),
+        jsonrpc_message(&response),
         json!({"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32700,
             "message": "Parse error: values nested 2003 levels deep, more than 1000"}})
     );
@@ -282,7 +265,7 @@ fn deep_arguments_reach_the_tool_over_http() {
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
     );
     assert_eq!(
-        (status, message_of(&response)["id"].clone()),
+        (status, jsonrpc_message(&response)["id"].clone()),
         (200, json!(5))
     );
 }
@@ -347,7 +330,7 @@ fn big_integers_keep_their_digits_over_http() {
         let (status, response) = session_post(&server, &id, &body);
         assert_eq!(status, 200, "{response}");
         assert_eq!(
-            message_of(&response)["result"]["content"][0]["text"],
+            jsonrpc_message(&response)["result"]["content"][0]["text"],
             text.as_str()
         );
     }

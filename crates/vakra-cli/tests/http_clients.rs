@@ -8,23 +8,12 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use crate::common::{Server, vakra};
-use vakra_test_kit::http::{raw_http, raw_post};
+use vakra_test_kit::http::{raw_http, raw_post, session_id};
 use vakra_test_kit::paths::repo_root;
 use vakra_test_kit::python::run_check;
 use vakra_test_kit::switches::skip_or_fail;
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
-
-fn session_id(response: &str) -> String {
-    response
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .starts_with("mcp-session-id:")
-                .then(|| l.split_once(':').unwrap().1.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session id in {response}"))
-}
 
 fn delete(server: &Server, path: &str, id: &str) -> (u16, String) {
     raw_http(

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{Server, demo_root, http_session, slow_root, try_call};
 use serde_json::json;
-use vakra_test_kit::http::{raw_http, raw_post};
+use vakra_test_kit::http::{raw_http, raw_post, session_id};
 
 fn serve(root: &tempfile::TempDir, extra: &[&str]) -> Server {
     let mut args = vec!["--root", root.path().to_str().unwrap()];
@@ -158,18 +158,6 @@ fn get_data(id: u32) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": "get_data", "arguments": {}}})
     .to_string()
-}
-
-/// The `mcp-session-id` header of a raw response.
-fn session_id(response: &str) -> String {
-    response
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session id in {response}"))
 }
 
 /// A raw JSON-RPC POST within the session `id`.

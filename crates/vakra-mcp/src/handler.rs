@@ -281,11 +281,8 @@ mod tests {
         }
     }
 
-    /// The handler validates as the Python SDK does: against the session's last listing (a stale
-    /// schema stays in force until the client lists again), listing afresh for a name not in it,
-    /// and only the tools the server leaves to the SDK.
-    #[tokio::test]
-    async fn arguments_are_checked_against_the_last_listing() {
+    /// An `EnvServer` around `Growing`, served over an in-memory pipe: the client's end.
+    fn serve_growing() -> tokio::io::DuplexStream {
         let server = EnvServer::of(
             Arc::new(Growing::default()),
             1 << 20,
@@ -298,6 +295,15 @@ mod tests {
                 let _ = running.waiting().await;
             }
         });
+        client_end
+    }
+
+    /// The handler validates as the Python SDK does: against the session's last listing (a stale
+    /// schema stays in force until the client lists again), listing afresh for a name not in it,
+    /// and only the tools the server leaves to the SDK.
+    #[tokio::test]
+    async fn arguments_are_checked_against_the_last_listing() {
+        let client_end = serve_growing();
         let client = ().serve(client_end).await.unwrap();
         let call = |name: &'static str, arguments: Value| {
             let Value::Object(arguments) = arguments else {
@@ -347,18 +353,7 @@ mod tests {
     #[tokio::test]
     async fn requests_that_do_not_validate_get_invalid_params() {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-        let server = EnvServer::of(
-            Arc::new(Growing::default()),
-            1 << 20,
-            Duration::from_secs(5),
-            vakra_lanes::Lanes::unshared("tests"),
-        );
-        let (server_end, client_end) = tokio::io::duplex(1 << 16);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_end).await {
-                let _ = running.waiting().await;
-            }
-        });
+        let client_end = serve_growing();
         let (read, mut write) = tokio::io::split(client_end);
         let mut lines = tokio::io::BufReader::new(read).lines();
         let requests = [

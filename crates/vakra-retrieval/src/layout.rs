@@ -56,27 +56,12 @@ impl Layout {
     }
 
     /// The manifests of the finished indexes (unreadable ones left out: opening them says why).
-    fn manifests(&self) -> impl Iterator<Item = Manifest> {
+    pub(crate) fn manifests(&self) -> Vec<Manifest> {
         std::fs::read_dir(&self.indexes)
             .into_iter()
             .flatten()
             .filter_map(|entry| Manifest::read(&entry.ok()?.path()).ok().flatten())
-    }
-
-    /// Whether any domain has a finished index.
-    pub(crate) fn any_index(&self) -> bool {
-        self.manifests().next().is_some()
-    }
-
-    /// Whether any finished index holds document vectors.
-    pub(crate) fn any_index_with_vectors(&self) -> bool {
-        self.manifests().any(|m| m.dense.is_some())
-    }
-
-    /// Whether every finished index with vectors has all of them from the Chroma store.
-    pub(crate) fn all_vectors_from_store(&self) -> bool {
-        self.manifests()
-            .all(|m| m.dense.is_none_or(|d| d.from_store == m.documents))
+            .collect()
     }
 
     /// The index folder of a domain whose name has been checked.

@@ -326,12 +326,7 @@ impl Retrievers {
         n_results: i128,
     ) -> Result<Vec<QueryResult>, RetrievalError> {
         let index = self.index(domain)?;
-        if !(1..=i128::from(u32::MAX)).contains(&n_results) {
-            return Err(RetrievalError::InvalidNResults(n_results));
-        }
-        let k = usize::try_from(n_results)
-            .unwrap_or(usize::MAX)
-            .min(usize::try_from(index.num_docs()).unwrap_or(usize::MAX));
+        let k = result_count(&index, n_results)?;
         if k == 0 {
             return Ok(Vec::new());
         }
@@ -353,10 +348,7 @@ impl Retrievers {
         n_results: i128,
     ) -> Result<Vec<QueryResult>, RetrievalError> {
         let index = self.index(domain)?;
-        if !(1..=i128::from(u32::MAX)).contains(&n_results) {
-            return Err(RetrievalError::InvalidNResults(n_results));
-        }
-        let k = usize::try_from(n_results).unwrap_or(usize::MAX);
+        let k = result_count(&index, n_results)?;
         index.fetch(&crate::dense::search_vector(&index, vector, k)?)
     }
 
@@ -391,6 +383,17 @@ impl Retrievers {
     }
 }
 
+/// How many results a query of `index` returns: `n_results` must be in `1..=u32::MAX` (Chroma
+/// refuses other values), and more than the documents returns them all.
+fn result_count(index: &DomainIndex, n_results: i128) -> Result<usize, RetrievalError> {
+    if !(1..=i128::from(u32::MAX)).contains(&n_results) {
+        return Err(RetrievalError::InvalidNResults(n_results));
+    }
+    Ok(usize::try_from(n_results)
+        .unwrap_or(usize::MAX)
+        .min(usize::try_from(index.num_docs()).unwrap_or(usize::MAX)))
+}
+
 /// The ranking `options` ask for on this data root, with its model: an explicit dense or
 /// hybrid mode needs the model; the default is dense when an index holds document vectors and
 /// the model can be had, else BM25, with a warning saying why.
@@ -399,6 +402,12 @@ fn settle(
     options: &RetrieverOptions,
 ) -> Result<(SearchSetup, Option<Embedder>), RetrievalError> {
     let explicit = options.embedding_model.as_deref();
+    let indexes = layout.manifests();
+    let with_vectors = indexes.iter().filter_map(|m| Some((m, m.dense.as_ref()?)));
+    let any_vectors = with_vectors.clone().next().is_some();
+    let all_from_store = with_vectors
+        .clone()
+        .all(|(m, d)| d.from_store == m.documents);
     let bm25 = |why: String| SearchSetup {
         mode: SearchMode::Bm25,
         model: None,
@@ -407,7 +416,7 @@ fn settle(
     let with_model = |mode: SearchMode, (embedder, info): (Embedder, ModelInfo)| {
         let not_reference = match mode {
             SearchMode::Hybrid => Some("hybrid ranking was chosen (--search-mode hybrid)".into()),
-            _ if !layout.all_vectors_from_store() => Some(
+            _ if !all_from_store => Some(
                 "some document vectors were embedded by `vakra index`, not read from the \
                  reference's Chroma store"
                     .into(),
@@ -432,12 +441,12 @@ fn settle(
             let model = vakra_embed::load(&EMBEDDING_MODEL, explicit)?;
             Ok(with_model(mode, model))
         }
-        None if !layout.any_index_with_vectors() => {
+        None if !any_vectors => {
             let why = "no index holds document vectors (documents without stored embeddings; \
                        `vakra index --embedding-model DIR` embeds them)"
                 .to_owned();
             // Not a fault (the demo's documents come without vectors): said, not warned.
-            if layout.any_index() {
+            if !indexes.is_empty() {
                 tracing::info!("capability 4 searches by BM25, not as the reference: {why}");
             }
             Ok((bm25(why), None))

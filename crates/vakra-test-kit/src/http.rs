@@ -30,6 +30,29 @@ pub async fn request(method: reqwest::Method, url: &str) -> (u16, String, String
     (status, content_type, body)
 }
 
+/// The `mcp-session-id` header of a raw response (panics, showing the response, without one).
+pub fn session_id(response: &str) -> String {
+    response
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id in {response}"))
+}
+
+/// The JSON-RPC message of a raw response, an event stream (its first `data:` line that is not
+/// empty) or plain JSON (panics, showing the response, when there is none).
+pub fn jsonrpc_message(response: &str) -> serde_json::Value {
+    let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let json = body
+        .lines()
+        .find_map(|line| line.strip_prefix("data: ").filter(|d| !d.is_empty()))
+        .unwrap_or(body);
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {response}"))
+}
+
 /// One raw HTTP/1.1 exchange with `base` (`http://host:port`) on a fresh connection: the
 /// status code and the whole response text (read for 10 s at most).
 pub fn raw_http(base: &str, request: &[u8]) -> (u16, String) {
