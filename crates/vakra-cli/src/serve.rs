@@ -27,8 +27,8 @@ pub struct ServeArgs {
     /// for one of its own (default: half of --sql-threads, at least 1).
     #[arg(long = "client-call-threads")]
     client_call_threads: Option<usize>,
-    /// Threads that run REST requests' statements at once: REST's own, so that REST never waits
-    /// behind tool calls.
+    /// Threads that run REST requests' statements and the retriever API's searches at once:
+    /// their own, so that they never wait behind tool calls.
     #[arg(long = "rest-threads", default_value_t = 2)]
     rest_threads: usize,
     /// The most of the --rest-threads one client address holds at once (default: half of
@@ -131,7 +131,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     ));
     let app = app
         .merge(vakra_explorer::router(options.clone(), Arc::clone(&bird)))
-        .nest("/retriever", vakra_retrieval::http_router(retrievers))
+        .nest(
+            "/retriever",
+            vakra_retrieval::http_router(retrievers, Arc::clone(&rest_lanes)),
+        )
         .layer(axum::extract::DefaultBodyLimit::max(args.max_body_bytes))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(
             args.max_body_bytes,

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -10,6 +11,7 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use serde_json::{Value, json};
+use vakra_lanes::{Client, Lanes};
 use vakra_pytext::DumpOptions;
 
 use crate::request::{self, QueryBody};
@@ -18,20 +20,29 @@ use crate::{RetrievalError, Retrievers};
 
 /// The retriever routes, to be merged into `vakra serve`. Only domains with a finished index
 /// have a `/query` route (the reference registers one per Chroma collection); others are 404.
-pub fn http_router(retrievers: Arc<Retrievers>) -> Router {
+pub fn http_router(retrievers: Arc<Retrievers>, lanes: Arc<Lanes>) -> Router {
     Router::new()
         .route("/health", get(health).fallback(method_not_allowed))
         .route("/domains", get(domains).fallback(method_not_allowed))
         .route("/{domain}/query", any(query))
-        .with_state(retrievers)
+        .with_state(Api { retrievers, lanes })
+}
+
+/// What the routes share: the retrievers, and the lanes their searches run in (a dense search
+/// embeds the question, up to seconds of CPU for a long one), at most a share of them per
+/// client, so that one client's searches cannot take every thread.
+#[derive(Clone)]
+struct Api {
+    retrievers: Arc<Retrievers>,
+    lanes: Arc<Lanes>,
 }
 
 async fn health() -> Response {
     json_response(StatusCode::OK, &json!({"status": "ok"}))
 }
 
-async fn domains(State(retrievers): State<Arc<Retrievers>>) -> Response {
-    domains_response(tokio::task::spawn_blocking(move || retrievers.indexed_domains()).await)
+async fn domains(State(api): State<Api>) -> Response {
+    domains_response(tokio::task::spawn_blocking(move || api.retrievers.indexed_domains()).await)
 }
 
 /// The `/domains` body, or a 500 when listing the indexes failed (never an empty list, which
@@ -50,7 +61,8 @@ fn domains_response(listed: Result<Vec<String>, tokio::task::JoinError>) -> Resp
 }
 
 async fn query(
-    State(retrievers): State<Arc<Retrievers>>,
+    State(Api { retrievers, lanes }): State<Api>,
+    client: Option<Extension<Client>>,
     Path(domain): Path<String>,
     method: Method,
     body: Bytes,
@@ -81,8 +93,12 @@ async fn query(
         Ok(body) => body,
         Err(details) => return unprocessable(details),
     };
-    let outcome =
-        tokio::task::spawn_blocking(move || retrievers.query(&domain, &question, n_results)).await;
+    let lane = lanes.enter(client.map(|Extension(c)| c)).await;
+    let outcome = tokio::task::spawn_blocking(move || {
+        let _lane = lane;
+        retrievers.query(&domain, &question, n_results)
+    })
+    .await;
     match outcome {
         Ok(Ok(results)) => json_response(StatusCode::OK, &results_json(&results)),
         Ok(Err(RetrievalError::MissingIndex { .. })) => {

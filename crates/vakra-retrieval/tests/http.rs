@@ -42,10 +42,38 @@ async fn send(router: &axum::Router, method: &str, uri: &str, body: &str) -> Rep
 }
 
 fn router() -> (TempRoot, axum::Router) {
+    router_with(vakra_lanes::Lanes::unshared("retriever searches"))
+}
+
+fn router_with(lanes: Arc<vakra_lanes::Lanes>) -> (TempRoot, axum::Router) {
     let root = TempRoot::new().with_demo_data();
     build_indexes(&root.data_root(), false).expect("build");
     let retrievers = Retrievers::open(&root.data_root()).expect("open");
-    (root, http_router(Arc::new(retrievers)))
+    (root, http_router(Arc::new(retrievers), lanes))
+}
+
+/// Searches run in the lanes they are given (`vakra serve` gives REST's): while the only lane
+/// is taken, a search waits; once it is free, the search is answered.
+#[tokio::test]
+async fn searches_wait_for_a_lane() {
+    let lanes = vakra_lanes::Lanes::new("retriever searches", ("", ""), 1, 1);
+    let (_root, router) = router_with(Arc::clone(&lanes));
+    let held = lanes.enter(None).await;
+    let body = r#"{"question": "branch", "n_results": 1}"#;
+    let waiting = tokio::time::timeout(
+        std::time::Duration::from_millis(300),
+        send(&router, "POST", "/library/query", body),
+    )
+    .await;
+    assert!(waiting.is_err(), "answered without a lane");
+    drop(held);
+    let reply = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        send(&router, "POST", "/library/query", body),
+    )
+    .await
+    .expect("answered once the lane is free");
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
 }
 
 #[tokio::test]

@@ -296,7 +296,7 @@ mod tests {
         assert_eq!(chosen[0], 300, "the matching tool ranks first");
     }
 
-    /// The reference's method with the MiniLM test model (`make test-dense` fetches it).
+    /// The reference's method with the MiniLM test model (`make test` fetches it).
     #[test]
     fn embeddings_rank_the_tool_that_means_the_question() {
         let Some(dir) = std::env::var_os("VAKRA_MINILM_DIR") else {

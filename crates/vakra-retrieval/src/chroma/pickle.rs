@@ -224,7 +224,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Pickled, String> {
                 let Some(Slot::Value(value)) = stack.last() else {
                     return Err(fail("nothing to memoize"));
                 };
-                if index > memo.len() + (1 << 20) {
+                // A pickler numbers its memo from 0, one entry per opcode at most: a larger
+                // index would only make this reader allocate for nothing.
+                if index > bytes.len() {
                     return Err(fail("memo index out of range"));
                 }
                 if memo.len() <= index {
@@ -388,6 +390,12 @@ mod tests {
             parse(&[0x80, 3, 0xff])
                 .unwrap_err()
                 .contains("not supported")
+        );
+        // A memo index far beyond the pickle's size is refused, not allocated for.
+        assert!(
+            parse(&[0x80, 3, b'N', b'r', 0xff, 0xff, 0xff, 0x7f, b'.'])
+                .unwrap_err()
+                .contains("memo index out of range")
         );
         let deep: Vec<u8> = std::iter::repeat_n(b'(', 100).chain([b'N']).collect();
         assert!(parse(&deep).unwrap_err().contains("deeply"));
