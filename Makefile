@@ -48,7 +48,7 @@ chroma:
 # (the lookup's download is tested against a loopback stand-in).
 test: unused-deps test-modules python-client openenv-client chroma browser nginx kubernetes-tools inspector
 	model="$$(bash crates/vakra-embed/scripts/fetch-minilm.sh)" && \
-	HF_HUB_OFFLINE=1 VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 VAKRA_CHROMA_PYTHON=$(CURDIR)/.venv-chroma/bin/python VAKRA_REQUIRE_CHROMA=1 VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_OPENENV_PYTHON=$(CURDIR)/.venv-openenv/bin/python VAKRA_REQUIRE_OPENENV=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 VAKRA_REQUIRE_INSPECTOR=1 $(CARGO) test --workspace
+	HF_HUB_OFFLINE=1 VAKRA_MINILM_DIR="$$model" VAKRA_REQUIRE_MODEL=1 VAKRA_CHROMA_PYTHON=$(CURDIR)/.venv-chroma/bin/python VAKRA_REQUIRE_CHROMA=1 VAKRA_PYTHON=$(CURDIR)/.venv-test/bin/python VAKRA_REQUIRE_PYTHON=1 VAKRA_OPENENV_PYTHON=$(CURDIR)/.venv-openenv/bin/python VAKRA_REQUIRE_OPENENV=1 VAKRA_REQUIRE_BROWSER=1 VAKRA_REQUIRE_NGINX=1 VAKRA_REQUIRE_K8S=1 VAKRA_REQUIRE_DOCKER=1 VAKRA_REQUIRE_INSPECTOR=1 $(CARGO) test --workspace --no-fail-fast
 
 fmt:
 	$(CARGO) fmt --all
