@@ -230,20 +230,15 @@ impl DataArgs {
         if self.root != std::path::Path::new(".") {
             return Ok(());
         }
-        let root = DataRoot::new(&self.root);
-        let markers = [
-            root.path().join("openapi/domains.json"),
-            root.path().join("capability1"),
-            root.path().join("bpo"),
-        ];
         anyhow::ensure!(
-            markers.iter().any(|m| m.exists()),
-            "{} is not a data root: it has no openapi/domains.json, capability1/ or bpo/. \
+            DataRoot::new(&self.root).holds_data(),
+            "{} is not a data root: it has no {}. \
              Start the server in a data root, or pass --root DIR (or set VAKRA_ROOT); \
              `vakra import` makes one, and the repository itself is one with the demo domains",
             std::path::absolute(&self.root)
                 .unwrap_or_else(|_| self.root.clone())
-                .display()
+                .display(),
+            DataRoot::data_markers()
         );
         Ok(())
     }

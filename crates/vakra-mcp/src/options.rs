@@ -85,7 +85,7 @@ impl ServerOptions {
 
     /// Where the BPO data set of capability 3's `bpo` domain lives.
     pub fn bpo_dir(&self) -> PathBuf {
-        self.root.path().join("bpo")
+        self.root.bpo_dir()
     }
 
     /// The capability-1 mapping and texts of the data root.
