@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::error::BpoError;
 
 /// The file name inside a BPO data folder.
-pub const DESCRIPTIONS_FILE: &str = "descriptions.json";
+pub const DESCRIPTIONS_FILE: &str = vakra_catalog::files::BPO_DESCRIPTIONS.name();
 
 /// Tool and model descriptions, by name.
 #[derive(Debug, Clone, Default)]

@@ -1,31 +1,69 @@
-//! The data root's files, each with one accessor: where it lives (relative to the root) and
-//! what it holds. `vakra import` writes them through these accessors and every reader reads
-//! through them, so a path is spelled once.
+//! The data root's folders and files, each with one accessor: where it lives (relative to the
+//! root) and what it holds. `vakra import` writes them through these accessors and every reader
+//! reads through them, so a path is spelled once.
 //!
-//! The catalogs (`openapi/`), databases and indexes are folders of [`crate::DataRoot`]; the
-//! files below are the single files the other capabilities, the runner and the evaluator read.
+//! [`crate::DataRoot`] reads the catalogs (`openapi/`); the folders and files below are what the
+//! other capabilities, the runner and the evaluator read.
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::root_file::RootFile;
+use crate::DomainIndex;
+pub use crate::root_file::{RootDir, RootFile};
 pub use crate::tool_texts::TOOL_TEXTS;
 pub use crate::universes::UNIVERSES;
 
+/// The root itself (files `vakra import` copies to its top).
+pub const TOP: RootDir = RootDir::at(".");
+/// Capability 2 and 3's REST catalogs, one OpenAPI document per domain.
+pub const OPENAPI: RootDir = RootDir::at("openapi");
+/// The default database root (`--db-root` overrides it): `<domain>/<domain>.sqlite`.
+pub const DATABASES: RootDir = RootDir::at("databases");
+/// Capability 4's search indexes, one folder per domain (`vakra index`).
+pub const INDEXES: RootDir = RootDir::at("indexes");
+/// Capability 4's document store (`vakra import --dataset` links the benchmark's).
+pub const DOCUMENTS: RootDir = RootDir::at("documents");
+/// The benchmark's task files (`vakra import --dataset` links them).
+pub const TASKS: RootDir = RootDir::at("tasks");
+/// Capability 1's files.
+pub const CAPABILITY1: RootDir = RootDir::at("capability1");
+/// Capability 3's BPO data set (read by `vakra-bpo`).
+pub const BPO: RootDir = RootDir::at("bpo");
+/// Capability 4's retriever files.
+pub const RETRIEVERS: RootDir = RootDir::at("retrievers");
+/// The reference's operation-id mappings.
+pub const MAPPINGS: RootDir = RootDir::at("mappings");
+/// The runner's files.
+pub const RUNNER: RootDir = RootDir::at("runner");
+/// The evaluator's files.
+pub const EVALUATOR: RootDir = RootDir::at("evaluator");
+
+/// The mounted domains in mount order ([`crate::DataRoot::read_index`] reads it, checking the
+/// names).
+pub const DOMAIN_INDEX: RootFile<DomainIndex> = OPENAPI.file("domains.json");
 /// The pandas major version (`2` or `3`, text) the root was imported for.
-pub const PANDAS: RootFile<String> = RootFile::at("capability1/pandas");
+pub const PANDAS: RootFile<String> = CAPABILITY1.file("pandas");
 /// The runner's prompts, from the reference's agent.
-pub const RUNNER_PROMPTS: RootFile<RunnerPrompts> = RootFile::at("runner/prompts.json");
+pub const RUNNER_PROMPTS: RootFile<RunnerPrompts> = RUNNER.file("prompts.json");
 /// The evaluator's LLM-judge prompts, from the reference's evaluator.
-pub const EVALUATOR_PROMPTS: RootFile<EvaluatorPrompts> = RootFile::at("evaluator/prompts.json");
+pub const EVALUATOR_PROMPTS: RootFile<EvaluatorPrompts> = EVALUATOR.file("prompts.json");
 /// Capability 4's retriever tool descriptions (read by `vakra-retrieval`).
 pub const DEFAULT_DESCRIPTIONS: RootFile<serde_json::Value> =
-    RootFile::at("retrievers/default_descriptions.json");
+    RETRIEVERS.file("default_descriptions.json");
+/// Capability 4's per-domain negatives (copied from the reference).
+pub const DOMAIN_NEGATIVES: RootFile<serde_json::Value> = RETRIEVERS.file("domain_negatives.json");
+/// Capability 4's per-domain descriptions (copied from the reference).
+pub const DOMAIN_DESCRIPTIONS: RootFile<serde_json::Value> =
+    RETRIEVERS.file("domain_description_dict.json");
 /// Capability 4's policy categories (the evaluator's policy judge).
 pub const POLICY_CATEGORIES: RootFile<serde_json::Value> =
-    RootFile::at("retrievers/policy_categories.json");
+    RETRIEVERS.file("policy_categories.json");
+/// The benchmark's Chroma store, inside the document store.
+pub const CHROMA: RootFile<()> = DOCUMENTS.file("chroma.sqlite3");
+/// Capability 3's BPO tool and model descriptions.
+pub const BPO_DESCRIPTIONS: RootFile<serde_json::Value> = BPO.file("descriptions.json");
 /// The legacy operation-id renames the evaluator applies to old traces.
 pub const OPERATION_ID_MAPPINGS: RootFile<serde_json::Value> =
-    RootFile::at("mappings/all_operation_id_mappings.json");
+    MAPPINGS.file("all_operation_id_mappings.json");
 
 /// The runner's prompt templates, Python `str.format` style: capability 1's system message has
 /// `{handle}` and `{data_info}`, its data description `{num_records}`, `{columns}` and

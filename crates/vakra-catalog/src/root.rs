@@ -4,11 +4,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::files::{BPO, CAPABILITY1, DATABASES, DOMAIN_INDEX, INDEXES, OPENAPI};
 use crate::{CatalogError, DomainCatalog, read_domain};
 
 /// A folder holding everything the servers read: `openapi/` (catalogs and `domains.json`),
 /// `databases/<domain>/<domain>.sqlite`, `indexes/`, and the data files `vakra import` copies
-/// for the other capabilities. The repository root is itself a data root with the demo domains.
+/// for the other capabilities ([`crate::files`] names each). The repository root is itself a
+/// data root with the demo domains.
 #[derive(Debug, Clone)]
 pub struct DataRoot {
     root: PathBuf,
@@ -44,17 +46,17 @@ impl DataRoot {
 
     /// Where catalogs live.
     pub fn openapi_dir(&self) -> PathBuf {
-        self.root.join("openapi")
+        OPENAPI.path(&self.root)
     }
 
     /// The default database root (`--db-root` overrides it).
     pub fn databases_dir(&self) -> PathBuf {
-        self.root.join("databases")
+        DATABASES.path(&self.root)
     }
 
     /// Where search indexes live.
     pub fn indexes_dir(&self) -> PathBuf {
-        self.root.join("indexes")
+        INDEXES.path(&self.root)
     }
 
     /// The catalog file of `domain`, after checking the name.
@@ -66,7 +68,30 @@ impl DataRoot {
     }
 
     fn index_file(&self) -> PathBuf {
-        self.openapi_dir().join("domains.json")
+        DOMAIN_INDEX.path(&self.root)
+    }
+
+    /// Where capability 3's BPO data set lives.
+    pub fn bpo_dir(&self) -> PathBuf {
+        BPO.path(&self.root)
+    }
+
+    /// Whether the folder holds any servers' data at all: the REST index, capability 1's or
+    /// BPO's folder.
+    pub fn holds_data(&self) -> bool {
+        self.index_file().exists()
+            || CAPABILITY1.path(&self.root).exists()
+            || self.bpo_dir().exists()
+    }
+
+    /// What [`Self::holds_data`] looks for, for an error saying it found none.
+    pub fn data_markers() -> String {
+        format!(
+            "{}, {}/ or {}/",
+            DOMAIN_INDEX.relative(),
+            CAPABILITY1.relative(),
+            BPO.relative()
+        )
     }
 
     /// Reads `openapi/domains.json`.

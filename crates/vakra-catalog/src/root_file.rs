@@ -1,4 +1,5 @@
-//! One file of a data root, typed: its place and what it holds ([`crate::files`] lists them).
+//! One folder or file of a data root, typed: its place and what it holds ([`crate::files`] lists
+//! them).
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -6,28 +7,73 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// One file of a data root holding a `T`.
-pub struct RootFile<T> {
+/// One folder of a data root (relative to it; `.` is the root itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RootDir {
     relative: &'static str,
-    holds: PhantomData<fn() -> T>,
 }
 
-impl<T> RootFile<T> {
+impl RootDir {
     pub(crate) const fn at(relative: &'static str) -> Self {
-        Self {
-            relative,
+        Self { relative }
+    }
+
+    /// The path relative to the root.
+    pub const fn relative(&self) -> &'static str {
+        self.relative
+    }
+
+    /// The folder in `root`.
+    pub fn path(&self, root: &Path) -> PathBuf {
+        root.join(self.relative)
+    }
+
+    /// A file of this folder holding a `T`.
+    pub(crate) const fn file<T>(self, name: &'static str) -> RootFile<T> {
+        RootFile {
+            dir: self,
+            name,
             holds: PhantomData,
         }
     }
 
+    /// How the root names the file `name` of this folder (`capability1/texts.json`; a file of
+    /// the root itself by its name alone), as `vakra import` lists the files it wrote.
+    pub fn relative_file(&self, name: &str) -> String {
+        if self.relative == "." {
+            name.to_owned()
+        } else {
+            format!("{}/{name}", self.relative)
+        }
+    }
+}
+
+/// One file of a data root holding a `T`.
+pub struct RootFile<T> {
+    dir: RootDir,
+    name: &'static str,
+    holds: PhantomData<fn() -> T>,
+}
+
+impl<T> RootFile<T> {
     /// The path relative to the root (as `vakra import` lists the files it wrote).
-    pub fn relative(&self) -> &'static str {
-        self.relative
+    pub fn relative(&self) -> String {
+        self.dir.relative_file(self.name)
+    }
+
+    /// The file's name inside its folder.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The folder that holds it.
+    pub const fn dir(&self) -> RootDir {
+        self.dir
     }
 
     /// The file in `root`.
     pub fn path(&self, root: &Path) -> PathBuf {
-        root.join(self.relative)
+        self.dir.path(root).join(self.name)
     }
 
     /// Writes `text` as the file, creating its folder.

@@ -16,7 +16,7 @@ use crate::CatalogError;
 use crate::root_file::RootFile;
 
 /// The prose of capability 1's tool listing.
-pub const TOOL_TEXTS: RootFile<ToolTexts> = RootFile::at("capability1/texts.json");
+pub const TOOL_TEXTS: RootFile<ToolTexts> = crate::files::CAPABILITY1.file("texts.json");
 
 /// The strings of the listing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -14,7 +14,7 @@ use crate::CatalogError;
 use crate::root_file::RootFile;
 
 /// Capability 1's universe mapping, converted from the reference's YAML.
-pub const UNIVERSES: RootFile<Universes> = RootFile::at("capability1/universes.json");
+pub const UNIVERSES: RootFile<Universes> = crate::files::CAPABILITY1.file("universes.json");
 
 /// One universe of the mapping.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -230,20 +230,15 @@ impl DataArgs {
         if self.root != std::path::Path::new(".") {
             return Ok(());
         }
-        let root = DataRoot::new(&self.root);
-        let markers = [
-            root.path().join("openapi/domains.json"),
-            root.path().join("capability1"),
-            root.path().join("bpo"),
-        ];
         anyhow::ensure!(
-            markers.iter().any(|m| m.exists()),
-            "{} is not a data root: it has no openapi/domains.json, capability1/ or bpo/. \
+            DataRoot::new(&self.root).holds_data(),
+            "{} is not a data root: it has no {}. \
              Start the server in a data root, or pass --root DIR (or set VAKRA_ROOT); \
              `vakra import` makes one, and the repository itself is one with the demo domains",
             std::path::absolute(&self.root)
                 .unwrap_or_else(|_| self.root.clone())
-                .display()
+                .display(),
+            DataRoot::data_markers()
         );
         Ok(())
     }
@@ -254,14 +249,17 @@ impl DataArgs {
             Some(p) => p,
             None => vakra_chaining::root_pandas(root.path())?.unwrap_or_default(),
         };
+        let defaults = ServerOptions::new(root);
         Ok(ServerOptions {
-            db_root: self.db_root.clone().unwrap_or_else(|| root.databases_dir()),
-            root,
+            db_root: self
+                .db_root
+                .clone()
+                .unwrap_or_else(|| defaults.db_root.clone()),
             fix_quirks: self.fix_quirks,
             rest_base_url: std::env::var("FASTAPI_BASE_URL")
-                .unwrap_or_else(|_| "http://localhost:8000".into()),
+                .unwrap_or_else(|_| defaults.rest_base_url.clone()),
             combined_rest_base_url: std::env::var("M3_REST_BASE_URL")
-                .unwrap_or_else(|_| "http://localhost:8000".into()),
+                .unwrap_or_else(|_| defaults.combined_rest_base_url.clone()),
             server_name: std::env::var("MCP_SERVER_NAME").ok(),
             sql_time_limit: self.sql_time_limit,
             call_time_limit: self.call_time_limit,
@@ -269,14 +267,9 @@ impl DataArgs {
             max_session_bytes: self.session_memory_mib.saturating_mul(1 << 20),
             pandas,
             session_idle: Duration::from_secs(self.session_idle_secs.max(1)),
-            trace_dir: None,
-            replica_name: None,
-            trace_limits: Default::default(),
             max_result_bytes: self.max_result_bytes,
-            call_lanes: vakra_lanes::Lanes::unshared("tool calls"),
-            chaining_data: Default::default(),
             retriever: self.search.options(),
-            retrievers: Default::default(),
+            ..defaults
         })
     }
 }

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde_json::Value;
-use vakra_records::records::{capability_of_dir, for_each_item, read_array, read_text};
+use vakra_records::records::{for_each_item, read_array, read_text};
+use vakra_records::{RunFile, Side, Split};
 
 /// Warns when the predictions are the ground truth itself (a mistaken path scores 100).
 pub fn warn_if_ground_truth(predictions: &Path, ground_truth: &Path) {
@@ -65,7 +66,7 @@ pub fn lay_out(file: &Path, ground_truth: &Path) -> anyhow::Result<tempfile::Tem
         let folder = dir.path().join(folder);
         std::fs::create_dir_all(&folder)?;
         std::fs::write(
-            folder.join(format!("{domain}.json")),
+            RunFile::Records.path(&folder, &domain),
             serde_json::to_vec(&records)?,
         )?;
     }
@@ -74,23 +75,16 @@ pub fn lay_out(file: &Path, ground_truth: &Path) -> anyhow::Result<tempfile::Tem
 
 /// Every ground-truth uuid with its capability folder's name and its file's domain.
 fn ground_truth_uuids(root: &Path) -> anyhow::Result<HashMap<String, (String, String)>> {
+    std::fs::read_dir(root).with_context(|| format!("--ground-truth {}", root.display()))?;
     let mut uuids = HashMap::new();
-    let entries =
-        std::fs::read_dir(root).with_context(|| format!("--ground-truth {}", root.display()))?;
-    for entry in entries.flatten() {
-        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-            continue;
-        };
-        if capability_of_dir(&name).is_none() {
-            continue;
-        }
-        for (domain, path) in vakra_records::records::domain_files(&entry.path().join("output")) {
+    for folder in Split::new(root).capabilities(Side::GroundTruth, &[]) {
+        for (domain, path) in folder.domain_files(Side::GroundTruth) {
             let Ok(records) = read_array(&path) else {
                 continue;
             };
             for record in records {
                 if let Some(uuid) = record.get("uuid").and_then(Value::as_str) {
-                    uuids.insert(uuid.to_owned(), (name.clone(), domain.clone()));
+                    uuids.insert(uuid.to_owned(), (folder.name.clone(), domain.clone()));
                 }
             }
         }

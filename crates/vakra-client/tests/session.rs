@@ -13,26 +13,8 @@ use vakra_mcp::ServerOptions;
 fn demo_connector() -> Connector {
     let root = DataRoot::new(vakra_test_kit::paths::repo_root());
     let options = ServerOptions {
-        db_root: root.databases_dir(),
-        root,
-        fix_quirks: false,
-        rest_base_url: "http://localhost:8000".into(),
-        combined_rest_base_url: "http://localhost:8000".into(),
-        server_name: None,
         sql_time_limit: Duration::from_secs(5),
-        call_time_limit: Duration::from_secs(30),
-        chaining_mode: Default::default(),
-        max_session_bytes: 1 << 30,
-        pandas: Default::default(),
-        session_idle: Duration::from_secs(600),
-        trace_dir: None,
-        replica_name: None,
-        trace_limits: Default::default(),
-        max_result_bytes: 1 << 20,
-        call_lanes: vakra_lanes::Lanes::unshared("tool calls"),
-        chaining_data: Default::default(),
-        retriever: Default::default(),
-        retrievers: Default::default(),
+        ..ServerOptions::new(root)
     };
     Connector::InProcess(Arc::new(InProcess::new(options)))
 }

@@ -17,7 +17,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use vakra_chaining::{LegacyTranslator, handle_of_peek};
-use vakra_records::records::{CAPABILITY_DIRS, domain_files, read_records};
+use vakra_records::records::{CAPABILITY_DIRS, read_records};
+use vakra_records::{Side, Split};
 
 struct Script {
     uuid: String,
@@ -168,8 +169,12 @@ async fn exchange(socket: &mut Socket, message: Value) -> anyhow::Result<(Value,
 
 fn scripts(split: &Path) -> anyhow::Result<Vec<Script>> {
     let mut scripts = Vec::new();
-    for dir in CAPABILITY_DIRS {
-        for (_, path) in domain_files(&split.join(dir).join("output")) {
+    let folders = Split::new(split);
+    for folder in CAPABILITY_DIRS
+        .iter()
+        .filter_map(|name| folders.folder(name))
+    {
+        for (_, path) in folder.domain_files(Side::GroundTruth) {
             for record in read_records(&path).0 {
                 let Some(turn) = record.turns.last() else {
                     continue;

@@ -1,13 +1,15 @@
 //! The samples episodes are drawn from: a split's agent inputs
 //! (`capability_<n>_<name>/input/<domain>.json`, read as `vakra run` reads them) paired with
-//! their ground truth (`…/output/<domain>.json`, read as `vakra eval` reads it).
+//! their ground truth (`…/output/<domain>.json`) by the pairing `vakra eval`'s plan uses
+//! ([`vakra_records::CapabilityFolder::ground_truth`]), so an episode's reward is the verdict
+//! `vakra eval` gives the same trajectory.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use vakra_records::records::{Record, read_records};
-use vakra_records::{Side, inherit_policy};
+use vakra_records::records::Record;
+use vakra_records::{CapabilityFolder, Side};
 use vakra_runner::sample::{Sample, read_split};
 
 /// One sample with its ground truth.
@@ -75,21 +77,16 @@ impl Split {
         for sample in inputs {
             let key = (sample.capability_dir.clone(), sample.domain.clone());
             if !truths.contains_key(&key) {
-                let file = split
-                    .folder(&sample.capability_dir)
-                    .map(|folder| folder.file(Side::GroundTruth, &sample.domain))
-                    .unwrap_or_default();
-                truths.insert(key.clone(), ground_truth(&file)?);
+                let folder = split.folder(&sample.capability_dir);
+                truths.insert(key.clone(), ground_truth(folder.as_ref(), &sample.domain)?);
             }
-            let Some(mut ground_truth) = truths[&key].get(&sample.uuid).cloned() else {
+            let Some(ground_truth) = truths[&key].get(&sample.uuid).cloned() else {
                 skipped.push(format!(
                     "{} {}: no ground-truth record",
                     sample.capability_dir, sample.uuid
                 ));
                 continue;
             };
-            // As `vakra eval` does: the policy comes from the input when the record has none.
-            inherit_policy(&mut ground_truth, Some(&sample.additional_instructions));
             if by_uuid.contains_key(&sample.uuid) {
                 skipped.push(format!("{}: duplicate uuid", sample.uuid));
                 continue;
@@ -157,26 +154,29 @@ impl Split {
     }
 }
 
-/// A domain's ground-truth records by uuid (the first of a repeated uuid, as `vakra eval`
-/// scores it).
-fn ground_truth(file: &Path) -> Result<HashMap<String, Record>, SplitError> {
-    if !file.exists() {
+/// A domain's ground-truth records by uuid, as `vakra eval` scores them; none when the split
+/// has no ground truth for the domain.
+fn ground_truth(
+    folder: Option<&CapabilityFolder>,
+    domain: &str,
+) -> Result<HashMap<String, Record>, SplitError> {
+    let Some(folder) = folder.filter(|f| f.file(Side::GroundTruth, domain).exists()) else {
         return Ok(HashMap::new());
-    }
-    let (records, problems) = read_records(file);
-    if records.is_empty()
-        && let Some(problem) = problems.first()
+    };
+    let truth = folder.ground_truth(domain);
+    if truth.records.is_empty()
+        && let Some(problem) = truth.problems.first()
     {
         return Err(SplitError::GroundTruth {
-            path: file.to_owned(),
+            path: truth.path,
             message: problem.message.clone(),
         });
     }
-    let mut by_uuid = HashMap::new();
-    for record in records {
-        by_uuid.entry(record.uuid.clone()).or_insert(record);
-    }
-    Ok(by_uuid)
+    Ok(truth
+        .records
+        .into_iter()
+        .map(|record| (record.uuid.clone(), record))
+        .collect())
 }
 
 /// A well-mixed 64-bit hash of a seed (SplitMix64's finaliser), so that consecutive seeds

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::records::{CAPABILITY_DIRS, capability_of_dir};
+use vakra_records::{RunFile, benchmark_dir};
 
 /// The ZIP's name inside the bundle folder.
 pub const ZIP_NAME: &str = "predictions.zip";
@@ -140,17 +140,8 @@ pub fn write_bundle(
 ) -> Result<BundleMetadata, BundleError> {
     let mut entries: BTreeMap<(u8, String), Entry> = BTreeMap::new();
     for path in files {
-        let capability = path
-            .parent()
-            .and_then(|p| p.file_name())
-            .and_then(|n| n.to_str())
-            .and_then(capability_of_dir)
+        let (capability, domain) = RunFile::place_of(path)
             .ok_or_else(|| BundleError::NoCapability(path.display().to_string()))?;
-        let domain = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .ok_or_else(|| BundleError::NoCapability(path.display().to_string()))?
-            .to_owned();
         let entry = Entry {
             capability,
             domain: domain.clone(),
@@ -183,9 +174,13 @@ pub fn write_bundle(
     let mut capabilities: BTreeMap<String, CapabilityFiles> = BTreeMap::new();
     for entry in entries.values() {
         let bytes = std::fs::read(&entry.path).map_err(io(&entry.path))?;
-        let folder = CAPABILITY_DIRS[usize::from(entry.capability - 1)];
-        zip.start_file(format!("{folder}/{}.json", entry.domain), options)
-            .map_err(zip_error)?;
+        let (Some(folder), Some(zip_path_of)) = (
+            benchmark_dir(entry.capability),
+            RunFile::submission_path(entry.capability, &entry.domain),
+        ) else {
+            return Err(BundleError::NoCapability(entry.path.display().to_string()));
+        };
+        zip.start_file(zip_path_of, options).map_err(zip_error)?;
         zip.write_all(&bytes).map_err(io(&zip_path))?;
         let records = serde_json::from_slice::<Value>(&bytes)
             .ok()
@@ -251,8 +246,10 @@ fn submission_form(m: &BundleMetadata) -> String {
             c.domains.iter().map(move |(domain, f)| {
                 let plural = if f.records == 1 { "" } else { "s" };
                 format!(
-                    "- `{}/{domain}.json` ({} record{plural})",
-                    c.folder, f.records
+                    "- `{}/{}` ({} record{plural})",
+                    c.folder,
+                    RunFile::Records.name(domain),
+                    f.records
                 )
             })
         })

@@ -11,16 +11,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::comparability::Comparability;
 use crate::judging::{Judging, Sample, groundedness_mode, judge_sample};
-use crate::records::{
-    CAPABILITY_DIRS, Capped, Problem, Record, capability_of_dir, domain_files, max_listed,
-    read_records, read_records_with,
-};
+use crate::records::{Capped, Problem, Record, max_listed, read_records_with};
 use crate::report::{
     self, CapabilityReport, ReplaySummary, Report, SampleReport, Settings, Timing,
 };
 use crate::shard::Shard;
 use crate::trials::{Latency, Tokens};
-use vakra_records::{CapabilityFolder, Side, Split, inherit_policy};
+use vakra_records::{CapabilityFolder, Side, Split};
 
 /// The default of the most trials of one sample that are scored (`EvalConfig::max_trials`; a
 /// prediction file could otherwise make one sample cost as many judgements as it has records).
@@ -101,26 +98,27 @@ fn plan_capability(
 ) -> CapabilityReport {
     let in_shard = |uuid: &str| config.shard.is_none_or(|shard| shard.contains(uuid));
     let (capability, name) = (folder.capability, folder.name.clone());
-    let pred_dir = prediction_dir(&config.predictions, capability, &name);
+    let pred_dir = Split::new(&config.predictions).predictions_for(folder);
     let mut missing = Vec::new();
     let mut extra = Vec::new();
     let mut n_gt = 0;
     let mut tokens: Option<Tokens> = None;
     let mut latency: Option<Latency> = None;
-    for (domain, gt_path) in folder.domain_files(Side::GroundTruth) {
+    for (domain, _) in folder.domain_files(Side::GroundTruth) {
         if !config.domains.is_empty() && !config.domains.contains(&domain) {
             continue;
         }
-        let (gt_records, gt_problems) = read_records(&gt_path);
-        plan.problems.extend(gt_problems);
-        let policies = folder.input_policies(&domain);
-        let pred_path = pred_dir.as_ref().map(|d| d.join(format!("{domain}.json")));
+        let truth = folder.ground_truth(&domain);
+        plan.problems.extend(truth.problems);
+        let pred_path = pred_dir
+            .as_ref()
+            .map(|d| d.file(Side::Predictions, &domain));
         // uuid → trial → record.
         let mut preds: HashMap<String, BTreeMap<u32, Record>> = HashMap::new();
         match pred_path.filter(|p| p.exists()) {
             Some(path) => {
                 let gt_uuids: HashSet<&str> =
-                    gt_records.iter().map(|gt| gt.uuid.as_str()).collect();
+                    truth.records.iter().map(|gt| gt.uuid.as_str()).collect();
                 let mut file_problems = Capped::new(max_listed());
                 let mut unknown = Capped::new(max_listed());
                 let mut listed = HashSet::new();
@@ -187,30 +185,20 @@ fn plan_capability(
             None => plan.problems.push(Problem {
                 file: pred_dir
                     .as_ref()
-                    .map(|d| d.join(format!("{domain}.json")).display().to_string())
+                    .map(|d| d.file(Side::Predictions, &domain).display().to_string())
                     .unwrap_or_else(|| config.predictions.display().to_string()),
                 uuid: None,
                 message: format!("no prediction file for capability {capability}, domain {domain}"),
             }),
         }
-        let mut seen = std::collections::HashSet::new();
-        for mut gt in gt_records {
-            if !seen.insert(gt.uuid.clone()) {
-                plan.problems.push(Problem {
-                    file: gt_path.display().to_string(),
-                    uuid: Some(gt.uuid.clone()),
-                    message: "duplicate ground-truth uuid: scored once".into(),
-                });
-                continue;
-            }
+        plan.problems.extend(truth.duplicates);
+        for gt in truth.records {
             *position += 1;
             if !in_shard(&gt.uuid) {
                 preds.remove(&gt.uuid);
                 continue;
             }
             n_gt += 1;
-            let policy = policies.get(&gt.uuid).cloned();
-            inherit_policy(&mut gt, policy.as_deref());
             let trials = preds.remove(&gt.uuid).unwrap_or_default();
             if trials.is_empty() {
                 missing.push(gt.uuid.clone());
@@ -391,23 +379,4 @@ fn capability_dirs(root: &Path, wanted: &[u8]) -> Vec<CapabilityFolder> {
             .collect();
     }
     found
-}
-
-/// Where a capability's prediction files are: `P/<name>/`, another `P/capability_<n>_*/`,
-/// or `P` itself when it holds domain files.
-fn prediction_dir(root: &Path, capability: u8, name: &str) -> Option<PathBuf> {
-    let exact = root.join(name);
-    if exact.is_dir() {
-        return Some(exact);
-    }
-    let by_number = std::fs::read_dir(root).ok()?.flatten().find_map(|entry| {
-        let entry_name = entry.file_name().to_str()?.to_owned();
-        (capability_of_dir(&entry_name) == Some(capability) && entry.path().is_dir())
-            .then(|| entry.path())
-    });
-    by_number.or_else(|| {
-        let default_name = CAPABILITY_DIRS[usize::from(capability - 1)];
-        let is_plain = !domain_files(root).is_empty() && !root.join(default_name).exists();
-        is_plain.then(|| root.to_owned())
-    })
 }

@@ -15,6 +15,7 @@ use vakra_pytext::pydantic::{
     DICT_TYPE, FINITE_NUMBER, FLOAT_PARSING, FLOAT_TYPE, INT_FROM_FLOAT, INT_PARSING, INT_TYPE,
     LIST_TYPE, MISSING, STRING_TYPE, model_type_message,
 };
+use vakra_records::{RunFile, Side, Split};
 
 /// One schema error: where, and pydantic's message.
 fn error(index: usize, uuid: &str, location: &[String], message: &str) -> String {
@@ -253,8 +254,10 @@ fn expect_int(value: &Value) -> Option<String> {
     }
 }
 
-/// The files a list of targets names: files as given (`*_tools.json` skipped), and a
-/// directory's `*.json` files. Notes on skipped or missing targets go to `notes`.
+/// The files a list of targets names: files as given ([`RunFile::Tools`] files skipped), and a
+/// folder's `*.json` files but those, whatever their kind (one that is not a regular file is
+/// then refused by [`validate_file`], as the reference's validator fails on it). Notes on
+/// skipped or missing targets go to `notes`.
 pub fn collect_files(targets: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for target in targets {
@@ -264,10 +267,7 @@ pub fn collect_files(targets: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBu
                 .flatten()
                 .flatten()
                 .map(|e| e.path())
-                .filter(|p| {
-                    p.extension().is_some_and(|e| e == "json")
-                        && !p.to_string_lossy().ends_with("_tools.json")
-                })
+                .filter(|p| p.extension().is_some_and(|e| e == "json") && !RunFile::is_tools(p))
                 .collect();
             found.sort();
             if found.is_empty() {
@@ -278,7 +278,7 @@ pub fn collect_files(targets: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBu
             }
             files.extend(found);
         } else if target.exists() {
-            if target.to_string_lossy().ends_with("_tools.json") {
+            if RunFile::is_tools(target) {
                 notes.push(format!("skipping tool-log file: {}", target.display()));
             } else {
                 files.push(target.clone());
@@ -290,24 +290,14 @@ pub fn collect_files(targets: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBu
     files
 }
 
-/// The `capability_<n>_*` folders under an output folder.
+/// The capability folders of a folder of predictions (of one capability, or all).
 pub fn capability_dirs(output_dir: &Path, capability: Option<u8>) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(output_dir)
+    let wanted: Vec<u8> = capability.into_iter().collect();
+    Split::new(output_dir)
+        .capabilities(Side::Predictions, &wanted)
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            match capability {
-                Some(n) => name.starts_with(&format!("capability_{n}_")),
-                None => crate::records::capability_of_dir(&name).is_some(),
-            }
-        })
-        .map(|e| e.path())
-        .collect();
-    dirs.sort();
-    dirs
+        .map(|folder| folder.path)
+        .collect()
 }
 
 #[cfg(test)]

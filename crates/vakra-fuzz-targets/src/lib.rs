@@ -184,13 +184,16 @@ fn retrieval_fixture() -> &'static RetrievalFixture {
     static FIXTURE: OnceLock<RetrievalFixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         let dir = tempfile::tempdir().expect("tempdir");
-        for folder in ["documents", "retrievers"] {
-            std::fs::create_dir(dir.path().join(folder)).expect("mkdir");
-            let from = repo_root().join(folder);
-            for entry in std::fs::read_dir(from).expect("demo files") {
+        for folder in [
+            vakra_catalog::files::DOCUMENTS,
+            vakra_catalog::files::RETRIEVERS,
+        ] {
+            let to = folder.path(dir.path());
+            std::fs::create_dir(&to).expect("mkdir");
+            for entry in std::fs::read_dir(folder.path(&repo_root())).expect("demo files") {
                 let path = entry.expect("entry").path();
                 let name = path.file_name().expect("a file name");
-                std::fs::copy(&path, dir.path().join(folder).join(name)).expect("copy");
+                std::fs::copy(&path, to.join(name)).expect("copy");
             }
         }
         let root = vakra_catalog::DataRoot::new(dir.path());

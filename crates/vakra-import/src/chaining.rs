@@ -42,10 +42,7 @@ pub fn import_chaining(repo: &Path, root: &DataRoot) -> Result<Vec<String>, Impo
     TOOL_TEXTS
         .write_json(root.path(), &texts)
         .map_err(io_error(&TOOL_TEXTS.path(root.path())))?;
-    Ok(vec![
-        UNIVERSES.relative().to_owned(),
-        TOOL_TEXTS.relative().to_owned(),
-    ])
+    Ok(vec![UNIVERSES.relative(), TOOL_TEXTS.relative()])
 }
 
 /// Reads the listing's prose from a checkout.

@@ -3,24 +3,30 @@
 use std::path::Path;
 
 use vakra_catalog::DataRoot;
+use vakra_catalog::files::{
+    BPO, CAPABILITY1, DOMAIN_DESCRIPTIONS, DOMAIN_NEGATIVES, MAPPINGS, RootDir, TOP,
+};
 
 use crate::{ImportError, io_error};
 
 /// Files copied as they are: (path in the checkout, folder in the data root). A folder source
 /// copies every file directly inside it.
-pub const DATA_FILES: &[(&str, &str)] = &[
+pub const DATA_FILES: &[(&str, RootDir)] = &[
     (
         "environment/configs/mcp_tool_universe_id_mapping.yaml",
-        "capability1",
+        CAPABILITY1,
     ),
-    ("environment/retrievers/domain_negatives.json", "retrievers"),
+    (
+        "environment/retrievers/domain_negatives.json",
+        DOMAIN_NEGATIVES.dir(),
+    ),
     (
         "environment/retrievers/domain_description_dict.json",
-        "retrievers",
+        DOMAIN_DESCRIPTIONS.dir(),
     ),
-    ("environment/bpo/data", "bpo"),
-    ("environment/m3/rest/server/mapping_metadata", "mappings"),
-    ("tool_checksums.json", "."),
+    ("environment/bpo/data", BPO),
+    ("environment/m3/rest/server/mapping_metadata", MAPPINGS),
+    ("tool_checksums.json", TOP),
 ];
 
 /// What was copied, and what the checkout did not have.
@@ -35,7 +41,7 @@ pub fn copy_data_files(repo: &Path, root: &DataRoot) -> Result<Copied, ImportErr
     let mut result = Copied::default();
     for (source, folder) in DATA_FILES {
         let from = repo.join(source);
-        let to_dir = root.path().join(folder);
+        let to_dir = folder.path(root.path());
         let files: Vec<_> = if from.is_dir() {
             let mut entries: Vec<_> = std::fs::read_dir(&from)
                 .map_err(io_error(&from))?
@@ -60,7 +66,7 @@ pub fn copy_data_files(repo: &Path, root: &DataRoot) -> Result<Copied, ImportErr
             std::fs::copy(&file, &target).map_err(io_error(&file))?;
             result
                 .copied
-                .push(format!("{folder}/{}", name.to_string_lossy()));
+                .push(folder.relative_file(&name.to_string_lossy()));
         }
     }
     Ok(result)

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use vakra_catalog::files::{DATABASES, DOCUMENTS, TASKS};
 use vakra_catalog::{DataRoot, is_valid_domain_name};
 
 use crate::{ImportError, io_error};
@@ -28,14 +29,14 @@ pub fn link_dataset(dataset: &Path, root: &DataRoot) -> Result<Vec<String>, Impo
                 continue;
             }
             link(&entry.path(), &target_dir.join(&name))?;
-            linked.push(format!("databases/{name}"));
+            linked.push(DATABASES.relative_file(&name));
         }
     }
-    for (source, target) in [("indexed_documents", "documents"), ("test", "tasks")] {
+    for (source, target) in [("indexed_documents", DOCUMENTS), ("test", TASKS)] {
         let from = dataset.join(source);
         if from.is_dir() {
-            link(&from, &root.path().join(target))?;
-            linked.push(target.to_owned());
+            link(&from, &target.path(root.path()))?;
+            linked.push(target.relative().to_owned());
         }
     }
     if linked.is_empty() {

@@ -50,7 +50,7 @@ pub fn import_prompts(repo: &Path, root: &DataRoot) -> Result<Vec<String>, Impor
     EVALUATOR_PROMPTS
         .write_json(root.path(), &prompts)
         .map_err(io_error(&EVALUATOR_PROMPTS.path(root.path())))?;
-    Ok(vec![EVALUATOR_PROMPTS.relative().to_owned()])
+    Ok(vec![EVALUATOR_PROMPTS.relative()])
 }
 
 #[cfg(test)]

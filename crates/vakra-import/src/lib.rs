@@ -129,12 +129,10 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport, ImportError> {
     let copied = data_files::copy_data_files(repo, &root)?;
     report.data_files = copied.copied;
     if let Some(texts) = docstrings::bpo_texts(repo)? {
-        let dir = root.path().join("bpo");
-        std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-        let path = dir.join("descriptions.json");
-        let text = serde_json::to_string_pretty(&texts).unwrap_or_default() + "\n";
-        std::fs::write(&path, text).map_err(io_error(&path))?;
-        report.data_files.push("bpo/descriptions.json".into());
+        let file = vakra_catalog::files::BPO_DESCRIPTIONS;
+        file.write_json(root.path(), &texts)
+            .map_err(io_error(&file.path(root.path())))?;
+        report.data_files.push(file.relative());
     }
     report
         .data_files

@@ -48,7 +48,7 @@ pub fn import_retriever_texts(repo: &Path, root: &DataRoot) -> Result<Vec<String
     DEFAULT_DESCRIPTIONS
         .write_json(root.path(), &value)
         .map_err(io_error(&DEFAULT_DESCRIPTIONS.path(root.path())))?;
-    Ok(vec![DEFAULT_DESCRIPTIONS.relative().to_owned()])
+    Ok(vec![DEFAULT_DESCRIPTIONS.relative()])
 }
 
 /// The first expression of `path` that `pick` recognises, as a template.

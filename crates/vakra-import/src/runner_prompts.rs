@@ -83,7 +83,7 @@ pub fn import_runner_prompts(repo: &Path, root: &DataRoot) -> Result<Vec<String>
     RUNNER_PROMPTS
         .write_json(root.path(), &prompts)
         .map_err(io_error(&RUNNER_PROMPTS.path(root.path())))?;
-    Ok(vec![RUNNER_PROMPTS.relative().to_owned()])
+    Ok(vec![RUNNER_PROMPTS.relative()])
 }
 
 /// The first f-string assigned to `name` anywhere in `body`.

@@ -73,7 +73,40 @@ pub struct ChainingData {
     pub texts: Arc<ToolTexts>,
 }
 
+/// The REST base URL quoted in error texts unless the environment names another (the
+/// reference's default `FASTAPI_BASE_URL` and `M3_REST_BASE_URL`).
+pub const DEFAULT_REST_BASE_URL: &str = "http://localhost:8000";
+
 impl ServerOptions {
+    /// Settings over `root` with the values `vakra mcp` starts with when given no flags or
+    /// environment: databases under the root, the reference's behaviour, 30-second statement
+    /// and call limits, 2 GiB per capability-1 session, 30 minutes of HTTP idleness, 32 MiB
+    /// results, no traces. Set fields to change them.
+    pub fn new(root: DataRoot) -> Self {
+        Self {
+            db_root: root.databases_dir(),
+            root,
+            fix_quirks: false,
+            rest_base_url: DEFAULT_REST_BASE_URL.into(),
+            combined_rest_base_url: DEFAULT_REST_BASE_URL.into(),
+            server_name: None,
+            sql_time_limit: Duration::from_secs(30),
+            call_time_limit: Duration::from_secs(30),
+            call_lanes: vakra_lanes::Lanes::unshared("tool calls"),
+            chaining_mode: ServerMode::default(),
+            max_session_bytes: 2048 << 20,
+            pandas: vakra_chaining::Pandas::default(),
+            session_idle: Duration::from_secs(1800),
+            trace_dir: None,
+            replica_name: None,
+            trace_limits: crate::trace::TraceLimits::default(),
+            max_result_bytes: 32 << 20,
+            chaining_data: Arc::default(),
+            retriever: RetrieverOptions::default(),
+            retrievers: Arc::default(),
+        }
+    }
+
     /// What `initialize` answers for a server named `default_name` unless `server_name` is
     /// set, which announces listing changes when `list_changed`.
     pub(crate) fn server_config(&self, default_name: &str, list_changed: bool) -> ServerConfig {
@@ -85,7 +118,7 @@ impl ServerOptions {
 
     /// Where the BPO data set of capability 3's `bpo` domain lives.
     pub fn bpo_dir(&self) -> PathBuf {
-        self.root.path().join("bpo")
+        self.root.bpo_dir()
     }
 
     /// The capability-1 mapping and texts of the data root.

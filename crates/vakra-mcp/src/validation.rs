@@ -107,18 +107,7 @@ impl<'s> Validator<'s> {
                     }
                 }
                 "anyOf" => {
-                    let branches = value.as_array().map(Vec::as_slice).unwrap_or_default();
-                    let mut context = Vec::new();
-                    let mut any_valid = false;
-                    for branch in branches.iter().filter_map(Value::as_object) {
-                        let branch_errors = self.errors(instance, branch, &mut Vec::new());
-                        if branch_errors.is_empty() {
-                            any_valid = true;
-                            break;
-                        }
-                        context.extend(branch_errors);
-                    }
-                    if !any_valid {
+                    if let Some(context) = self.any_of_errors(instance, value) {
                         let message = format!(
                             "{} is not valid under any of the given schemas",
                             py_repr(instance)
@@ -163,15 +152,7 @@ impl<'s> Validator<'s> {
                         .collect();
                     match value {
                         Value::Bool(false) if !extras.is_empty() => {
-                            let names: Vec<String> = extras
-                                .iter()
-                                .map(|k| py_repr(&Value::String((*k).clone())))
-                                .collect();
-                            let verb = if names.len() == 1 { "was" } else { "were" };
-                            let message = format!(
-                                "Additional properties are not allowed ({} {verb} unexpected)",
-                                names.join(", ")
-                            );
+                            let message = unexpected_properties(&extras);
                             push(&mut out, "additionalProperties", message, Vec::new());
                         }
                         Value::Object(extra_schema) => {
@@ -203,6 +184,21 @@ impl<'s> Validator<'s> {
             }
         }
         out
+    }
+
+    /// The errors of every branch of an `anyOf` (`value`) when none accepts `instance`; `None`
+    /// when one does.
+    fn any_of_errors(&self, instance: &Value, value: &'s Value) -> Option<Vec<SchemaError>> {
+        let branches = value.as_array().map(Vec::as_slice).unwrap_or_default();
+        let mut context = Vec::new();
+        for branch in branches.iter().filter_map(Value::as_object) {
+            let branch_errors = self.errors(instance, branch, &mut Vec::new());
+            if branch_errors.is_empty() {
+                return None;
+            }
+            context.extend(branch_errors);
+        }
+        Some(context)
     }
 
     fn resolve(&self, reference: &str) -> Option<&'s Map<String, Value>> {
@@ -263,6 +259,19 @@ fn best_match(errors: Vec<SchemaError>) -> Option<SchemaError> {
 
 fn type_repr(ty: &Value) -> String {
     py_repr(ty)
+}
+
+/// `additionalProperties: false`'s message for the unexpected keys.
+fn unexpected_properties(extras: &[&String]) -> String {
+    let names: Vec<String> = extras
+        .iter()
+        .map(|k| py_repr(&Value::String((*k).clone())))
+        .collect();
+    let verb = if names.len() == 1 { "was" } else { "were" };
+    format!(
+        "Additional properties are not allowed ({} {verb} unexpected)",
+        names.join(", ")
+    )
 }
 
 fn type_matches(instance: &Value, ty: &Value) -> bool {

@@ -3,7 +3,7 @@
 //! A split is a folder per capability (`capability_1_bi_apis`, …) holding a JSON file per
 //! domain; ground truth and agent input sit side by side in it ([`Split`], with the rule that
 //! pairs them, [`inherit_policy`]) and predictions follow the same names ([`CAPABILITY_DIRS`],
-//! [`domain_files`]). Records are read leniently and boundedly: every record
+//! [`domain_files`]); so do predictions ([`Side::Predictions`], [`RunFile`]). Records are read leniently and boundedly: every record
 //! parses on its own and what cannot be used becomes a [`Problem`]; a file is a regular file of
 //! bounded size, its array read an item at a time. [`Prediction`] is the one writer of a
 //! prediction record, [`parse_record`] its one reader. [`Shard`] is the one rule that splits a run's
@@ -24,5 +24,7 @@ pub use records::{
     read_array, read_records,
 };
 pub use shard::{Shard, ShardError};
-pub use split::{CapabilityFolder, Side, Split, inherit_policy};
+pub use split::{
+    CapabilityFolder, GroundTruth, RunFile, Side, Split, benchmark_dir, inherit_policy,
+};
 pub use tokens::Tokens;

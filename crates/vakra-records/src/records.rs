@@ -469,6 +469,10 @@ pub fn capability_of_dir(name: &str) -> Option<u8> {
     ((1..=4).contains(&digit) && rest[1..].starts_with('_')).then_some(digit as u8)
 }
 
+/// The stem suffix of the tool-name files (`<domain>_tools.json`, [`crate::RunFile::Tools`])
+/// that runners write beside their predictions.
+pub(crate) const TOOLS_SUFFIX: &str = "_tools";
+
 /// The `<domain>.json` files of a folder, sorted by name (`*_tools.json` and dot files skipped,
 /// as the reference's runner writes those beside its predictions).
 pub fn domain_files(dir: &Path) -> Vec<(String, PathBuf)> {
@@ -480,7 +484,7 @@ pub fn domain_files(dir: &Path) -> Vec<(String, PathBuf)> {
             let path = entry.path();
             let stem = path.file_stem()?.to_str()?.to_owned();
             let is_json = path.extension().is_some_and(|e| e == "json");
-            (is_json && !stem.starts_with('.') && !stem.ends_with("_tools") && path.is_file())
+            (is_json && !stem.starts_with('.') && !stem.ends_with(TOOLS_SUFFIX) && path.is_file())
                 .then_some((stem, path))
         })
         .collect();

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use vakra_catalog::DataRoot;
+use vakra_catalog::files::DOCUMENTS;
 use vakra_retrieval::{
     BuildOptions, RetrieverOptions, Retrievers, SearchMode, build_indexes, build_indexes_with,
 };
@@ -68,14 +69,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The same chunks embedded (a prefix, extrapolated).
     let embedded = work.path().join("embedded");
-    std::fs::create_dir_all(embedded.join("documents"))?;
-    let lines: Vec<String> = std::fs::read_to_string(out.join("root/documents/bench.jsonl"))?
-        .lines()
-        .take(embed_chunks)
-        .map(str::to_owned)
-        .collect();
+    std::fs::create_dir_all(DOCUMENTS.path(&embedded))?;
+    let lines: Vec<String> =
+        std::fs::read_to_string(DOCUMENTS.path(&out.join("root")).join("bench.jsonl"))?
+            .lines()
+            .take(embed_chunks)
+            .map(str::to_owned)
+            .collect();
     std::fs::write(
-        embedded.join("documents/bench.jsonl"),
+        DOCUMENTS.path(&embedded).join("bench.jsonl"),
         lines.join("\n") + "\n",
     )?;
     let started = Instant::now();

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use vakra_catalog::DataRoot;
+use vakra_catalog::files::DOCUMENTS;
 use vakra_retrieval::{Retrievers, build_indexes};
 
 const VOCABULARY: usize = 20_000;
@@ -99,11 +100,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let dir = tempfile::tempdir()?;
     let root = DataRoot::new(dir.path());
-    std::fs::create_dir_all(dir.path().join("documents"))?;
+    let documents_dir = DOCUMENTS.path(dir.path());
+    std::fs::create_dir_all(&documents_dir)?;
+    let corpus = documents_dir.join("bench.jsonl");
     let started = Instant::now();
-    let mut file = std::io::BufWriter::new(std::fs::File::create(
-        dir.path().join("documents/bench.jsonl"),
-    )?);
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&corpus)?);
     for i in 0..documents {
         let length = 60 + rng.below(31);
         let body: Vec<&str> = (0..length)
@@ -119,7 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     file.flush()?;
     drop(file);
-    let bytes = std::fs::metadata(dir.path().join("documents/bench.jsonl"))?.len();
+    let bytes = std::fs::metadata(&corpus)?.len();
     println!(
         "corpus: {documents} documents, {:.1} MB of JSONL, generated in {:.2} s",
         bytes as f64 / 1e6,
@@ -129,7 +130,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let report = build_indexes(&root, false)?;
     let seconds = started.elapsed().as_secs_f64();
-    let index_bytes: u64 = std::fs::read_dir(dir.path().join("indexes/bench"))?
+    let index_bytes: u64 = std::fs::read_dir(root.indexes_dir().join("bench"))?
         .filter_map(|e| e.ok()?.metadata().ok())
         .map(|m| m.len())
         .sum();

@@ -11,6 +11,9 @@
 use std::path::{Path, PathBuf};
 
 use vakra_catalog::DataRoot;
+use vakra_catalog::files::{
+    CHROMA, DEFAULT_DESCRIPTIONS, DOCUMENTS, DOMAIN_DESCRIPTIONS, DOMAIN_NEGATIVES,
+};
 
 use crate::manifest::Manifest;
 
@@ -30,25 +33,23 @@ impl Layout {
     }
 
     pub(crate) fn documents_dir(&self) -> PathBuf {
-        self.root.join("documents")
+        DOCUMENTS.path(&self.root)
     }
 
     pub(crate) fn chroma_file(&self) -> PathBuf {
-        self.documents_dir().join("chroma.sqlite3")
+        CHROMA.path(&self.root)
     }
 
     pub(crate) fn negatives_file(&self) -> PathBuf {
-        self.root.join("retrievers").join("domain_negatives.json")
+        DOMAIN_NEGATIVES.path(&self.root)
     }
 
     pub(crate) fn descriptions_file(&self) -> PathBuf {
-        self.root
-            .join("retrievers")
-            .join("domain_description_dict.json")
+        DOMAIN_DESCRIPTIONS.path(&self.root)
     }
 
     pub(crate) fn default_descriptions_file(&self) -> PathBuf {
-        vakra_catalog::files::DEFAULT_DESCRIPTIONS.path(&self.root)
+        DEFAULT_DESCRIPTIONS.path(&self.root)
     }
 
     pub(crate) fn indexes_dir(&self) -> &Path {

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use vakra_chat::Usage;
 use vakra_records::records::read_array;
+use vakra_records::{RunFile, Side, Split};
 
 use crate::RunError;
 use crate::episode::Finished;
@@ -66,8 +67,8 @@ impl Store {
             positions,
         };
         let mut finished = HashSet::new();
-        for capability_dir in sub_folders(out) {
-            let folder = out.join(&capability_dir);
+        for capability in Split::new(out).capabilities(Side::Predictions, &[]) {
+            let (capability_dir, folder) = (capability.name, capability.path);
             for (domain, path) in vakra_records::records::domain_files(&folder) {
                 let records = read_array(&path).map_err(|message| RunError::Input {
                     path: path.clone(),
@@ -77,7 +78,7 @@ impl Store {
                 })?;
                 // The tools entries of the records, by uuid and trial.
                 let mut tools: HashMap<(String, u32), Value> =
-                    read_array(&folder.join(format!("{domain}_tools.json")))
+                    read_array(&RunFile::Tools.path(&folder, &domain))
                         .unwrap_or_default()
                         .into_iter()
                         .filter_map(|entry| Some((trial_key(&entry)?, entry)))
@@ -118,7 +119,7 @@ impl Store {
                     .keys()
                     .map(|(_, trial, uuid)| (uuid.clone(), *trial))
                     .collect();
-                prune_trajectories(&folder.join(format!("{domain}.trajectory.jsonl")), &kept)?;
+                prune_trajectories(&RunFile::Trajectory.path(&folder, &domain), &kept)?;
             }
         }
         Ok((store, finished))
@@ -154,14 +155,14 @@ impl Store {
             .filter(|t| !t.is_null())
             .collect();
         write_atomically(
-            &folder.join(format!("{}.json", finished.domain)),
+            &RunFile::Records.path(&folder, &finished.domain),
             &Value::Array(records),
         )?;
         write_atomically(
-            &folder.join(format!("{}_tools.json", finished.domain)),
+            &RunFile::Tools.path(&folder, &finished.domain),
             &Value::Array(tools),
         )?;
-        let path = folder.join(format!("{}.trajectory.jsonl", finished.domain));
+        let path = RunFile::Trajectory.path(&folder, &finished.domain);
         let mut line = finished.trajectory.to_string();
         line.push('\n');
         std::fs::OpenOptions::new()
@@ -214,19 +215,6 @@ impl Totals {
             self.usage += usage;
         }
     }
-}
-
-fn sub_folders(out: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(out)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|name| vakra_records::records::capability_of_dir(name).is_some())
-        .collect();
-    names.sort();
-    names
 }
 
 /// Whether a record of an earlier run counts as done: one the evaluator can use, with the

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 use vakra_chaining::LegacyTranslator;
-use vakra_records::records::{CAPABILITY_DIRS, Call, domain_files, read_records};
+use vakra_records::records::{CAPABILITY_DIRS, Call, read_records};
+use vakra_records::{Side, Split};
 
 /// The scored turn of one ground-truth record.
 struct Script {
@@ -28,8 +29,12 @@ impl Oracle {
     /// Reads `SPLIT/capability_<n>_<name>/output/<domain>.json`.
     pub fn load(split: &Path) -> anyhow::Result<Self> {
         let mut scripts: HashMap<String, Vec<Script>> = HashMap::new();
-        for dir in CAPABILITY_DIRS {
-            for (_, path) in domain_files(&split.join(dir).join("output")) {
+        let folders = Split::new(split);
+        for folder in CAPABILITY_DIRS
+            .iter()
+            .filter_map(|name| folders.folder(name))
+        {
+            for (_, path) in folder.domain_files(Side::GroundTruth) {
                 let (records, problems) = read_records(&path);
                 anyhow::ensure!(problems.is_empty(), "{}: {:?}", path.display(), problems);
                 for record in records {
