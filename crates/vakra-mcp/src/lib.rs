@@ -25,6 +25,7 @@ mod chaining_tools;
 mod combined;
 mod disconnect;
 mod env;
+mod framing;
 mod handler;
 mod http;
 mod incoming;
