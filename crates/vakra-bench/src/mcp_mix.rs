@@ -37,6 +37,10 @@ pub struct McpMixArgs {
     /// Print one JSON object instead of a readable block.
     #[arg(long)]
     json: bool,
+    /// Open a new connection for every request, as rmcp's own HTTP client does (by default
+    /// one client keeps its connections and every session uses them).
+    #[arg(long)]
+    fresh_connections: bool,
 }
 
 /// What one session saw.
@@ -60,7 +64,12 @@ pub fn run(args: McpMixArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (tallies, elapsed) = runtime.block_on(drive(&base, args.sessions, args.count, duration))?;
+    let http = (!args.fresh_connections)
+        .then(|| reqwest::Client::builder().build())
+        .transpose()
+        .context("cannot build the HTTP client")?;
+    let (tallies, elapsed) =
+        runtime.block_on(drive(&base, http, args.sessions, args.count, duration))?;
     let report = report(&args, &tallies, elapsed);
     if args.json {
         println!("{report}");
@@ -72,6 +81,7 @@ pub fn run(args: McpMixArgs) -> Result<()> {
 
 async fn drive(
     base: &str,
+    http: Option<reqwest::Client>,
     sessions: u64,
     count: u64,
     duration: Duration,
@@ -80,7 +90,10 @@ async fn drive(
     let mut clients = Vec::new();
     for i in 0..sessions as usize {
         let chain = mix::chain(i);
-        let client = mix::connect(base, &chain).await?;
+        let client = match &http {
+            Some(http) => mix::connect_with(http.clone(), base, &chain).await?,
+            None => mix::connect(base, &chain).await?,
+        };
         clients.push((chain, client));
     }
     let barrier = Arc::new(Barrier::new(clients.len() + 1));
@@ -162,6 +175,7 @@ fn report(args: &McpMixArgs, tallies: &[Tally], elapsed: Duration) -> Value {
         .collect();
     json!({
         "sessions": args.sessions,
+        "fresh_connections": args.fresh_connections,
         "elapsed_s": round(elapsed.as_secs_f64(), 3),
         "calls_per_s": round(calls as f64 / elapsed.as_secs_f64().max(1e-9), 1),
         "errors": errors,

@@ -127,10 +127,22 @@ pub fn chain(i: usize) -> Chain {
     }
 }
 
-/// Opens an MCP session for `chain` on the server at `base` (e.g. `http://127.0.0.1:8000`).
+/// Opens an MCP session for `chain` on the server at `base` (e.g. `http://127.0.0.1:8000`),
+/// with rmcp's own HTTP client (a new connection for every request).
 pub async fn connect(base: &str, chain: &Chain) -> Result<Client> {
     let url = format!("{base}/mcp/{}/library", chain.capability);
     let transport = StreamableHttpClientTransport::from_uri(url.clone());
+    ().serve(transport)
+        .await
+        .with_context(|| format!("opening an MCP session at {url}"))
+}
+
+/// [`connect`] through `http`, e.g. a client that keeps its connections between requests.
+pub async fn connect_with(http: reqwest::Client, base: &str, chain: &Chain) -> Result<Client> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let url = format!("{base}/mcp/{}/library", chain.capability);
+    let config = StreamableHttpClientTransportConfig::with_uri(url.clone());
+    let transport = StreamableHttpClientTransport::with_client(http, config);
     ().serve(transport)
         .await
         .with_context(|| format!("opening an MCP session at {url}"))

@@ -2,7 +2,8 @@
 //! `notifications/cancelled`: the answer of a `tools/call` POST is a stream, dropped by the
 //! HTTP server when its connection closes; when it is dropped before its end, the call's
 //! request id is cancelled in its session, which stops the call's work (`calls.rs`) and frees
-//! the session's turn for its next call.
+//! the session's turn for its next call. An answer sent as one JSON body (`framing.rs`) is
+//! awaited before its response starts: a request dropped while [`Armed`] is cancelled the same way.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -88,6 +89,28 @@ impl CancelOnDrop {
         runtime.spawn(async move {
             let _ = self.service.oneshot(request).await;
         });
+    }
+}
+
+/// Cancels its request when dropped before it is disarmed (the answer is in hand).
+pub(crate) struct Armed(Option<CancelOnDrop>);
+
+impl Armed {
+    pub(crate) fn new(cancel: Option<CancelOnDrop>) -> Self {
+        Self(cancel)
+    }
+
+    /// What would cancel the request, now left to the caller.
+    pub(crate) fn disarm(mut self) -> Option<CancelOnDrop> {
+        self.0.take()
+    }
+}
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.0.take() {
+            cancel.cancel();
+        }
     }
 }
 

@@ -318,6 +318,7 @@ async fn handle(
                 id,
             )
         });
+    let cancel = crate::disconnect::Armed::new(cancel);
     let request = Request::from_parts(parts, Body::from(bytes));
     let response = match OPENING
         .scope(Mutex::new(share), service.oneshot(request))
@@ -329,6 +330,20 @@ async fn handle(
     if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE && is_post && says_json {
         return malformed(json_error);
     }
+    // A single answer goes out as one JSON body (`framing.rs`).
+    let response = if is_post && crate::framing::is_event_stream(&response) {
+        let (response, unframed) =
+            crate::framing::unframe(response, crate::framing::JSON_WAIT).await;
+        if unframed {
+            // Answered: nothing is left to cancel or to wait for.
+            drop(cancel.disarm());
+            return response;
+        }
+        response
+    } else {
+        response
+    };
+    let cancel = cancel.disarm();
     match guard {
         // The answer of a call is streamed: the request is in flight until its body is sent.
         Some(guard) => {
