@@ -135,7 +135,7 @@ fn run(
     let mut checksum = 0usize;
     loop {
         // The clock is read once per 64 requests.
-        if done % 64 == 0 && started.elapsed() >= deadline {
+        if done.is_multiple_of(64) && started.elapsed() >= deadline {
             break;
         }
         if let Some((at, binds, fetch)) = &jobs[next] {
