@@ -3,7 +3,9 @@
 #   1. start-up time of `vakra serve` (spawn -> first 200 from /openapi.json), 5 runs;
 #   2. load: the request list replayed with 1 connection (5,000 requests) and with
 #      16 connections (50,000 requests or 30 s, whichever first);
-#   3. the server's resident memory after the load.
+#   3. the server's resident memory after the load;
+#   4. the ceiling: SQLite alone running the statements of the same requests, prepared once, on
+#      1 and 2 threads (the example sqlite_ceiling; CEILING=0 skips it).
 # Optionally (REF_CMD set) the same two load runs, with smaller counts, against a reference
 # server, so the figures can be compared side by side.
 #
@@ -21,6 +23,7 @@
 #   REF_CMD    shell command that starts a reference server on 127.0.0.1:$REF_PORT (optional)
 #   REF_PORT   the reference server's port (default: 18091)
 #   REF_READY_TIMEOUT  seconds to wait for the reference server to listen (default: 120)
+#   CEILING    0 to skip the SQLite ceiling  (default: 1; CEILING_BIN: the example's binary)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -180,6 +183,12 @@ if [[ -n "$REF_CMD" ]]; then
     run "$LOAD_BIN" http --base "$REF_BASE" --requests "$REQUESTS" --connections 16 --count 3000 --duration 30
     stop_group "$REF_PID" "reference server"
     REF_PID=
+fi
+
+if [[ ${CEILING:-1} != 0 ]]; then
+    [[ -n ${CEILING_BIN:-} ]] || CEILING_BIN=$(cd "$REPO" && bash scripts/built.sh sqlite_ceiling --example --or-build vakra-endpoint)
+    section "the ceiling: SQLite alone, the same requests' statements prepared once"
+    run "$(absolute "$CEILING_BIN")" "$ROOT" "$DB_ROOT" "$REQUESTS" 5 1 2
 fi
 
 section "done"

@@ -3,6 +3,10 @@
 //!
 //! `cargo run --release -p vakra-endpoint --example replay -- ROOT DB_ROOT REQUESTS.jsonl [ROUNDS]`
 
+mod common {
+    pub mod requests;
+}
+
 use std::time::{Duration, Instant};
 
 use vakra_catalog::DataRoot;
@@ -26,29 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         bird.endpoints().len(),
         started.elapsed()
     );
-    let mut calls = Vec::new();
-    for line in std::fs::read_to_string(requests)?
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-    {
-        let record: serde_json::Value = serde_json::from_str(line)?;
-        let path = record["path"].as_str().ok_or("record without path")?;
-        let Some(endpoint) = bird.find(path) else {
-            continue;
-        };
-        let query: Vec<(String, String)> = record["params"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.as_str().map_or_else(|| v.to_string(), str::to_owned),
-                )
-            })
-            .collect();
-        calls.push((endpoint.clone(), query));
-    }
+    let calls = common::requests::load(&bird, requests)?;
     let mut times = Vec::with_capacity(calls.len() * rounds);
     let mut failed = 0;
     for _ in 0..rounds {

@@ -1,10 +1,20 @@
+use std::borrow::Cow;
+
 use serde_json::Value;
-use vakra_catalog::{Binds, Operation, SqlText};
+use vakra_catalog::{Binds, FetchMode, Operation, SqlText};
 use vakra_pysyntax::ast::Expr;
 use vakra_sql::{Database, Fetched, SqlError, SqlValue};
 
 use crate::PyValue;
 use crate::eval::{Env, PyError, compile};
+
+/// The statement of one call: its text, its positional binds and what is fetched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement<'e> {
+    pub sql: Cow<'e, str>,
+    pub binds: Vec<SqlValue>,
+    pub fetch: FetchMode,
+}
 
 /// One operation, compiled: expressions parsed and checked once, at load.
 #[derive(Debug)]
@@ -123,7 +133,62 @@ impl Endpoint {
 
     /// Runs the handler on parsed arguments (one per parameter, in declaration order).
     pub fn call(&self, db: &Database, args: Vec<PyValue>) -> Result<Value, CallError> {
+        Ok(match self.run(db, args)? {
+            Some(value) => value.to_json()?,
+            None => self.operation.program.empty.clone(),
+        })
+    }
+
+    /// [`Endpoint::call`] with the body written into `out` as the REST API sends it (Starlette's
+    /// `JSONResponse` text), without building a JSON value; on an error `out` holds a partial
+    /// text.
+    pub fn call_json(
+        &self,
+        db: &Database,
+        args: Vec<PyValue>,
+        out: &mut String,
+    ) -> Result<(), CallError> {
+        match self.run(db, args)? {
+            Some(value) => value.write_json(out)?,
+            None => vakra_pytext::dump_to(
+                out,
+                &self.operation.program.empty,
+                &vakra_pytext::DumpOptions::compact_utf8(),
+            )
+            .map_err(|_| crate::JsonError::NonFiniteFloat)?,
+        }
+        Ok(())
+    }
+
+    /// The handler: the response value, or `None` when nothing was fetched (the empty
+    /// template is the answer).
+    fn run(&self, db: &Database, args: Vec<PyValue>) -> Result<Option<PyValue>, CallError> {
+        let (mut env, statement) = self.prepare(args)?;
+        let fetched = db.query(&statement.sql, &statement.binds, statement.fetch)?;
         let program = &self.operation.program;
+        let result = match fetched {
+            Fetched::One(row) => row.map_or(PyValue::None, PyValue::row),
+            Fetched::All(rows) => PyValue::List(rows.into_iter().map(PyValue::row).collect()),
+        };
+        if !result.truthy() {
+            return Ok(None);
+        }
+        env.set(&program.result, result);
+        for (name, expr) in &self.after {
+            let value = env.eval(expr)?;
+            env.set(name, value);
+        }
+        Ok(Some(env.eval(&self.response)?))
+    }
+
+    /// The statement a call on `args` runs, as the handler hands it to `cursor.execute`: for
+    /// measuring SQLite alone on the statements the endpoints issue.
+    pub fn statement(&self, args: Vec<PyValue>) -> Result<Statement<'_>, CallError> {
+        Ok(self.prepare(args)?.1)
+    }
+
+    /// The handler up to its `execute`: the arguments and locals, and the statement.
+    fn prepare(&self, args: Vec<PyValue>) -> Result<(Env, Statement<'_>), CallError> {
         let mut env = Env::new();
         for (param, value) in self.operation.params.iter().zip(args) {
             env.set(&param.name, value);
@@ -133,9 +198,9 @@ impl Endpoint {
             env.set(name, value);
         }
         let sql = match &self.sql {
-            CompiledSql::Literal(s) => s.clone(),
+            CompiledSql::Literal(s) => Cow::Borrowed(s.as_str()),
             CompiledSql::Expr(expr) => match env.eval(expr)? {
-                PyValue::Str(s) => s,
+                PyValue::Str(s) => Cow::Owned(s),
                 other => {
                     return Err(PyError::type_error(format!(
                         "execute() argument 1 must be str, not {}",
@@ -164,20 +229,8 @@ impl Endpoint {
                 }
             },
         };
-        let fetched = db.query(&sql, &binds, program.fetch)?;
-        let result = match fetched {
-            Fetched::One(row) => row.map_or(PyValue::None, PyValue::row),
-            Fetched::All(rows) => PyValue::List(rows.into_iter().map(PyValue::row).collect()),
-        };
-        if !result.truthy() {
-            return Ok(program.empty.clone());
-        }
-        env.set(&program.result, result);
-        for (name, expr) in &self.after {
-            let value = env.eval(expr)?;
-            env.set(name, value);
-        }
-        Ok(env.eval(&self.response)?.to_json()?)
+        let fetch = self.operation.program.fetch;
+        Ok((env, Statement { sql, binds, fetch }))
     }
 }
 

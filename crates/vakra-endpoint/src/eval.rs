@@ -21,7 +21,9 @@ pub use crate::exception::PyError;
 
 use crate::PyValue;
 use crate::builtins::{BUILTINS, METHODS, call_builtin, str_method};
-use crate::pyops::{MAX_SEQUENCE, binop, compare, dict_insert, iterate, slice, subscript, unary};
+use crate::pyops::{
+    MAX_SEQUENCE, binop, compare, dict_insert, integer, iterate, slice, subscript, unary,
+};
 
 /// Deepest nesting of operands, items, arguments and comprehension clauses an expression may
 /// have (links of a chain such as `a + b + c` or `s[0][1]` do not nest). Evaluation recurses
@@ -270,11 +272,43 @@ impl Env {
             links.push(link);
             node = operand;
         }
-        let mut value = self.eval_node(node)?;
-        for link in links.into_iter().rev() {
+        let mut pending = links.into_iter().rev().peekable();
+        let mut value = match (&node.kind, pending.peek()) {
+            // `row[0]`: the item is copied, not the whole variable first.
+            (ExprKind::Name(name), Some(Link::Index(index)))
+                if !matches!(index.kind, ExprKind::Slice { .. })
+                    && matches!(self.get(name), Some(PyValue::List(_) | PyValue::Tuple(_))) =>
+            {
+                let index = *index;
+                pending.next();
+                self.variable_item(name, index)?
+            }
+            _ => self.eval_node(node)?,
+        };
+        for link in pending {
             value = self.apply(link, value)?;
         }
         Ok(value)
+    }
+
+    /// `name[index]` for a list or tuple variable: the item at an index in range is cloned
+    /// alone; anything else goes through [`subscript`] on a copy, for Python's errors.
+    fn variable_item(&mut self, name: &str, index: &Expr) -> Result<PyValue, PyError> {
+        let key = self.eval(index)?;
+        if let (Some(PyValue::List(items) | PyValue::Tuple(items)), Some(i)) =
+            (self.get(name), integer(&key))
+        {
+            let len = items.len() as i64;
+            let i = if i < 0 { i + len } else { i };
+            if (0..len).contains(&i) {
+                return Ok(items[i as usize].clone());
+            }
+        }
+        let container = self
+            .get(name)
+            .cloned()
+            .ok_or_else(|| PyError::name_error(name))?;
+        subscript(container, &key)
     }
 
     /// Applies one chain link to the value of its operand.

@@ -19,7 +19,7 @@ mod pyops;
 mod restbird;
 mod value;
 
-pub use endpoint::{CallError, CompileError, Endpoint};
+pub use endpoint::{CallError, CompileError, Endpoint, Statement};
 pub use params::{PYDANTIC_DOCS_VERSION, ParamError, ParamsError, parse_params, validation_body};
 pub use restbird::{LoadError, LoadedDomain, Outcome, RestBird};
 pub use value::{JsonError, PyValue};

@@ -7,9 +7,9 @@ use serde_json::Value;
 use std::ops::Range;
 
 use vakra_catalog::{CatalogError, DataRoot};
-use vakra_sql::DatabaseSet;
+use vakra_sql::{Database, DatabaseSet};
 
-use crate::{CompileError, Endpoint, ParamError, ParamsError, parse_params};
+use crate::{CallError, CompileError, Endpoint, ParamError, ParamsError, PyValue, parse_params};
 
 /// Every REST-BIRD endpoint of a data root (or of the domains a server was asked for), in mount
 /// order, indexed by path so that lookup costs the same for the first and the last domain.
@@ -51,9 +51,9 @@ pub enum LoadError {
 /// What a request came to, in HTTP terms: the reference's status codes are observable through
 /// both the REST API and the MCP error texts.
 #[derive(Debug)]
-pub enum Outcome {
-    /// 200 with this JSON body.
-    Ok(Value),
+pub enum Outcome<B = Value> {
+    /// 200 with this JSON body (a value, or its text).
+    Ok(B),
     /// 422: FastAPI rejected the parameters.
     Invalid(Vec<ParamError>),
     /// 500 `Internal Server Error`; the message says why, for logs.
@@ -178,6 +178,24 @@ impl RestBird {
     /// Runs `endpoint` for raw query pairs, as FastAPI would: 422 for bad parameters, 500 for
     /// any failure while running.
     pub fn execute(&self, endpoint: &Endpoint, query: &[(String, String)]) -> Outcome {
+        self.execute_with(endpoint, query, |db, args| endpoint.call(db, args))
+    }
+
+    /// [`RestBird::execute`] with the 200 body as the REST API's text (Starlette's
+    /// `JSONResponse`), written without building a JSON value.
+    pub fn execute_json(&self, endpoint: &Endpoint, query: &[(String, String)]) -> Outcome<String> {
+        self.execute_with(endpoint, query, |db, args| {
+            let mut body = String::new();
+            endpoint.call_json(db, args, &mut body).map(|()| body)
+        })
+    }
+
+    fn execute_with<B>(
+        &self,
+        endpoint: &Endpoint,
+        query: &[(String, String)],
+        call: impl FnOnce(&Database, Vec<PyValue>) -> Result<B, CallError>,
+    ) -> Outcome<B> {
         let args = match parse_params(&endpoint.operation().params, query) {
             Ok(args) => args,
             Err(ParamsError::Invalid(errors)) => return Outcome::Invalid(errors),
@@ -187,7 +205,7 @@ impl RestBird {
             .databases
             .get(endpoint.domain())
             .map_err(Into::into)
-            .and_then(|db| endpoint.call(&db, args));
+            .and_then(|db| call(&db, args));
         match result {
             Ok(body) => Outcome::Ok(body),
             Err(e) => Outcome::Failed(e.to_string()),

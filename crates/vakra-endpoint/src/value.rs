@@ -1,10 +1,14 @@
 //! The values a handler computes with: what Python's `sqlite3` returns and what the response
 //! templates build, before FastAPI turns them into JSON.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use serde_json::{Map, Number, Value};
 use vakra_sql::SqlValue;
+
+/// How REST bodies are written (Starlette's `JSONResponse`).
+const COMPACT: vakra_pytext::DumpOptions = vakra_pytext::DumpOptions::compact_utf8();
 
 /// A Python value, restricted to what the reference's handlers use.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,25 +131,84 @@ impl PyValue {
             PyValue::Dict(pairs) => {
                 let mut map = Map::new();
                 for (k, v) in pairs {
-                    map.insert(k.json_key()?, v.to_json()?);
+                    map.insert(k.json_key()?.into_owned(), v.to_json()?);
                 }
                 Value::Object(map)
             }
         })
     }
 
-    /// A dict key as `json.dumps` writes it, after `jsonable_encoder` decoded bytes.
-    fn json_key(&self) -> Result<String, JsonError> {
-        Ok(match self {
-            PyValue::Str(s) => s.clone(),
-            PyValue::None => "null".into(),
-            PyValue::Bool(b) => b.to_string(),
-            PyValue::Int(i) => i.to_string(),
-            PyValue::Float(f) if f.is_finite() => vakra_pytext::float_repr(*f),
-            PyValue::Float(_) => return Err(JsonError::NonFiniteFloat),
-            PyValue::Bytes(b) => {
-                String::from_utf8(b.clone()).map_err(|_| JsonError::InvalidUtf8)?
+    /// [`PyValue::to_json`] written straight into `out` as Starlette's `JSONResponse` writes it
+    /// (`json.dumps` with `ensure_ascii=False`, `allow_nan=False` and compact separators:
+    /// `vakra_pytext::DumpOptions::compact_utf8`), without building the JSON value first. The
+    /// same text and the same errors; on an error `out` holds a partial text.
+    pub fn write_json(&self, out: &mut String) -> Result<(), JsonError> {
+        match self {
+            PyValue::None => out.push_str("null"),
+            PyValue::Bool(true) => out.push_str("true"),
+            PyValue::Bool(false) => out.push_str("false"),
+            PyValue::Int(i) => {
+                let _ = write!(out, "{i}");
             }
+            PyValue::Float(f) if f.is_finite() => out.push_str(&vakra_pytext::float_repr(*f)),
+            PyValue::Float(_) => return Err(JsonError::NonFiniteFloat),
+            PyValue::Str(s) => vakra_pytext::dump_str_to(out, s, &COMPACT),
+            PyValue::Bytes(b) => {
+                let s = std::str::from_utf8(b).map_err(|_| JsonError::InvalidUtf8)?;
+                vakra_pytext::dump_str_to(out, s, &COMPACT);
+            }
+            PyValue::List(items) | PyValue::Tuple(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    item.write_json(out)?;
+                }
+                out.push(']');
+            }
+            PyValue::Dict(pairs) => {
+                let keys = pairs
+                    .iter()
+                    .map(|(k, _)| k.json_key())
+                    .collect::<Result<Vec<_>, _>>()?;
+                let repeated = keys
+                    .iter()
+                    .enumerate()
+                    .any(|(i, key)| keys[..i].contains(key));
+                if repeated {
+                    // One key, the last value at the first one's place: the JSON value's rule.
+                    let value = self.to_json()?;
+                    return vakra_pytext::dump_to(out, &value, &COMPACT)
+                        .map_err(|_| JsonError::NonFiniteFloat);
+                }
+                out.push('{');
+                for (i, (key, (_, value))) in keys.iter().zip(pairs).enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    vakra_pytext::dump_str_to(out, key, &COMPACT);
+                    out.push(':');
+                    value.write_json(out)?;
+                }
+                out.push('}');
+            }
+        }
+        Ok(())
+    }
+
+    /// A dict key as `json.dumps` writes it, after `jsonable_encoder` decoded bytes.
+    fn json_key(&self) -> Result<Cow<'_, str>, JsonError> {
+        Ok(match self {
+            PyValue::Str(s) => Cow::Borrowed(s),
+            PyValue::None => "null".into(),
+            PyValue::Bool(b) => b.to_string().into(),
+            PyValue::Int(i) => i.to_string().into(),
+            PyValue::Float(f) if f.is_finite() => vakra_pytext::float_repr(*f).into(),
+            PyValue::Float(_) => return Err(JsonError::NonFiniteFloat),
+            PyValue::Bytes(b) => std::str::from_utf8(b)
+                .map_err(|_| JsonError::InvalidUtf8)?
+                .into(),
             PyValue::List(_) | PyValue::Tuple(_) => return Err(JsonError::UnhashableKey("list")),
             PyValue::Dict(_) => return Err(JsonError::UnhashableKey("dict")),
         })

@@ -939,6 +939,53 @@ fn to_json_writes_dict_keys_as_json_dumps_does() {
     );
 }
 
+/// The REST API writes bodies with `write_json`, MCP texts come from `to_json`: the two must give
+/// the same text (Starlette's `JSONResponse`) and refuse the same values.
+#[test]
+fn write_json_is_to_json_written_as_starlette_writes_it() {
+    let compact = vakra_pytext::DumpOptions::compact_utf8();
+    let values = vec![
+        N,
+        b(true),
+        i(-42),
+        i(i64::MIN),
+        f(0.1),
+        f(-0.0),
+        f(1e16),
+        f(1e-5),
+        f(123456789.0),
+        s(""),
+        s("quote\" back\\ nl\n tab\t bell\u{7} del\u{7f} é🙂"),
+        by("é".as_bytes()),
+        l(vec![]),
+        t(vec![i(1), t(vec![s("a"), N]), l(vec![f(2.5)])]),
+        d(vec![]),
+        d(vec![
+            (i(7), s("a")),
+            (f(2.5), s("b")),
+            (N, s("c")),
+            (b(false), s("d")),
+            (by(b"k"), l(vec![d(vec![(s("x"), i(1))])])),
+        ]),
+        // `1` and `'1'` are one JSON key: the last value at the first key's place.
+        d(vec![(i(1), s("a")), (s("z"), i(0)), (s("1"), s("b"))]),
+        f(f64::NAN),
+        l(vec![i(1), f(f64::INFINITY)]),
+        by(b"a\xffb"),
+        d(vec![(t(vec![i(1)]), i(1))]),
+        d(vec![(f(f64::NEG_INFINITY), i(1))]),
+        d(vec![(s("v"), by(b"\xc3"))]),
+    ];
+    for value in values {
+        let mut written = String::new();
+        let outcome = value.write_json(&mut written).map(|()| written);
+        let expected = value
+            .to_json()
+            .map(|json| vakra_pytext::dumps(&json, &compact).expect("a JSON value is finite"));
+        assert_eq!(outcome, expected, "{}", value.repr());
+    }
+}
+
 #[test]
 fn to_json_refuses_non_finite_float_keys() {
     assert_eq!(

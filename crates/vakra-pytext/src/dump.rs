@@ -100,6 +100,12 @@ pub fn dump_to(out: &mut String, value: &Value, opts: &DumpOptions) -> Result<()
     Encoder { out, opts }.value(value, 0)
 }
 
+/// Appends one string as `json.dumps` encodes it with `opts` (quotes and escapes), for
+/// writers that encode their own values.
+pub fn dump_str_to(out: &mut String, s: &str, opts: &DumpOptions) {
+    Encoder { out, opts }.string(s);
+}
+
 /// Encodes one float as the JSON encoder does, for floats that never were a
 /// `serde_json::Value` (which cannot hold NaN or infinities).
 pub fn float_to_json(x: f64, allow_nan: bool) -> Result<String, DumpError> {

@@ -22,7 +22,7 @@ pub mod pydantic;
 mod repr;
 mod unicode;
 
-pub use dump::{DumpError, DumpOptions, dump_to, dumps, float_to_json};
+pub use dump::{DumpError, DumpOptions, dump_str_to, dump_to, dumps, float_to_json};
 pub use float::float_repr;
 pub use format::python_format;
 pub use repr::{ascii, bytes_repr, push_escape, push_str_repr_body, py_repr, py_str, str_repr};

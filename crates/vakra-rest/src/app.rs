@@ -1,4 +1,5 @@
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use axum::Extension;
 use axum::Router;
@@ -13,6 +14,10 @@ use vakra_lanes::{Client, Lanes};
 use vakra_pytext::DumpOptions;
 
 use crate::metrics::{Counted, Metrics};
+
+/// How long a request's statement may run on the async worker that received it before it is
+/// run again on a blocking thread (`dispatch`).
+const INLINE_BUDGET: Duration = Duration::from_millis(2);
 
 /// The state behind the REST routes: the loaded endpoints, the rendered OpenAPI document and
 /// the lanes in which requests run their statements.
@@ -164,17 +169,33 @@ async fn dispatch(
     let query: Vec<(String, String)> = form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
         .into_owned()
         .collect();
-    let bird = Arc::clone(&api.bird);
     let lane = api.lanes.enter(client.map(|Extension(c)| c)).await;
-    let outcome = tokio::task::spawn_blocking(move || {
-        let _lane = lane;
-        bird.execute(&endpoint, &query)
-    })
-    .await;
+    // Nearly every statement takes well under a millisecond: it runs here, on the worker, within
+    // INLINE_BUDGET, which saves the two thread switches of a hand-over to a blocking thread
+    // (a fifth of the server's time under load). A statement that outlasts the budget is stopped
+    // and run again, from the start, on a blocking thread with the whole time limit: the
+    // databases are read-only, so the first run left nothing behind and no client saw it.
+    let budget = vakra_interrupt::Interrupt::new(INLINE_BUDGET);
+    let outcome = match budget.run(|| api.bird.execute_json(&endpoint, &query)) {
+        Outcome::Failed(_) if budget.is_stopped() => {
+            let bird = Arc::clone(&api.bird);
+            tokio::task::spawn_blocking(move || {
+                let _lane = lane;
+                bird.execute_json(&endpoint, &query)
+            })
+            .await
+        }
+        done => Ok(done),
+    };
     match outcome {
         Ok(Outcome::Ok(body)) => {
             api.metrics.count(Counted::Ok);
-            json_response(StatusCode::OK, &body)
+            (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, "application/json")],
+                body,
+            )
+                .into_response()
         }
         Ok(Outcome::Invalid(errors)) => {
             api.metrics.count(Counted::Invalid);

@@ -78,6 +78,9 @@ impl DatabaseSet {
             return Err(SqlError::InvalidDomain(domain.to_owned()));
         }
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(db) = open.get(domain) {
+            return Ok(Arc::clone(db));
+        }
         let db = open.entry(domain.to_owned()).or_insert_with(|| {
             let path = self.root.join(domain).join(format!("{domain}.sqlite"));
             Arc::new(Database::new(path, self.time_limit))
@@ -172,22 +175,7 @@ impl Database {
     }
 
     fn open_connection(&self) -> Result<PooledConnection, SqlError> {
-        if !self.path.is_file() {
-            return Err(SqlError::Missing(self.path.clone()));
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI;
-        let open_err = |source| SqlError::Open {
-            path: self.path.clone(),
-            source,
-        };
-        let conn =
-            Connection::open_with_flags(immutable_uri(&self.path), flags).map_err(open_err)?;
-        conn.pragma_update(None, "query_only", true)
-            .map_err(open_err)?;
-        conn.pragma_update(None, "mmap_size", MMAP_BYTES)
-            .map_err(open_err)?;
+        let conn = open_read_only(&self.path)?;
         conn.set_prepared_statement_cache_capacity(256);
         let deadline_ms = Arc::new(AtomicU64::new(u64::MAX));
         let watched = Arc::clone(&deadline_ms);
@@ -198,6 +186,28 @@ impl Database {
         );
         Ok(PooledConnection { conn, deadline_ms })
     }
+}
+
+/// Opens `path` as every pooled connection is opened: read-only, `immutable=1`, `query_only`,
+/// pages read through a memory map; without the pool's time limit and statement cache. For
+/// measuring SQLite alone on the same files (the REST benchmark's ceiling).
+pub fn open_read_only(path: &Path) -> Result<Connection, SqlError> {
+    if !path.is_file() {
+        return Err(SqlError::Missing(path.to_path_buf()));
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let open_err = |source| SqlError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = Connection::open_with_flags(immutable_uri(path), flags).map_err(open_err)?;
+    conn.pragma_update(None, "query_only", true)
+        .map_err(open_err)?;
+    conn.pragma_update(None, "mmap_size", MMAP_BYTES)
+        .map_err(open_err)?;
+    Ok(conn)
 }
 
 /// A `file:` URI with `immutable=1`: benchmark databases never change while served, so SQLite

@@ -12,5 +12,5 @@
 mod database;
 mod value;
 
-pub use database::{Database, DatabaseSet, Fetched, SqlError};
+pub use database::{Database, DatabaseSet, Fetched, SqlError, open_read_only};
 pub use value::SqlValue;
