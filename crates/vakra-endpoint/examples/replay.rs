@@ -9,8 +9,7 @@ mod common {
 
 use std::time::{Duration, Instant};
 
-use vakra_catalog::DataRoot;
-use vakra_endpoint::{Outcome, RestBird};
+use vakra_endpoint::Outcome;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -19,12 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let rounds: usize = rest.first().map_or(Ok(3), |r| r.parse())?;
     let started = Instant::now();
-    let bird = RestBird::load(
-        &DataRoot::new(root),
-        db_root.into(),
-        |_| true,
-        Duration::from_secs(30),
-    )?;
+    let bird = common::requests::load_bird(root, db_root)?;
     println!(
         "loaded {} endpoints in {:?}",
         bird.endpoints().len(),

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use rusqlite::types::ValueRef;
-use vakra_catalog::{DataRoot, FetchMode};
+use vakra_catalog::FetchMode;
 use vakra_endpoint::{RestBird, parse_params};
 use vakra_sql::SqlValue;
 
@@ -43,12 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         _ => vec![1, 2],
     };
-    let bird = RestBird::load(
-        &DataRoot::new(root),
-        db_root.into(),
-        |_| true,
-        Duration::from_secs(30),
-    )?;
+    let bird = common::requests::load_bird(root, db_root)?;
     let calls = common::requests::load(&bird, requests)?;
 
     // The distinct statements (domain, SQL text) and each request's job.

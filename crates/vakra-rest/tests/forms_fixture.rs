@@ -11,7 +11,6 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
-use vakra_catalog::DataRoot;
 use vakra_endpoint::RestBird;
 
 fn fixture() -> PathBuf {
@@ -45,15 +44,8 @@ fn build_root() -> (tempfile::TempDir, Arc<RestBird>) {
             .execute_batch(&sql)
             .unwrap();
     }
-    let root = DataRoot::new(dir.path());
-    let bird = RestBird::load(
-        &root,
-        root.databases_dir(),
-        |_| true,
-        Duration::from_secs(10),
-    )
-    .unwrap();
-    (dir, Arc::new(bird))
+    let bird = crate::load_bird(dir.path(), Duration::from_secs(10));
+    (dir, bird)
 }
 
 #[tokio::test]

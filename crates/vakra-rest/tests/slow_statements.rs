@@ -10,7 +10,6 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::json;
 use tower::ServiceExt;
-use vakra_catalog::DataRoot;
 use vakra_endpoint::RestBird;
 
 /// A data root with one domain whose endpoint counts to `n` in a recursive CTE: a few
@@ -57,15 +56,8 @@ fn counting_root() -> (tempfile::TempDir, Arc<RestBird>) {
         .unwrap()
         .execute_batch("CREATE TABLE t (x INTEGER);")
         .unwrap();
-    let root = DataRoot::new(dir.path());
-    let bird = RestBird::load(
-        &root,
-        root.databases_dir(),
-        |_| true,
-        Duration::from_secs(30),
-    )
-    .unwrap();
-    (dir, Arc::new(bird))
+    let bird = crate::load_bird(dir.path(), Duration::from_secs(30));
+    (dir, bird)
 }
 
 async fn get(app: &axum::Router, uri: &str) -> (StatusCode, String) {

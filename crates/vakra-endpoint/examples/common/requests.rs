@@ -5,6 +5,17 @@ use std::sync::Arc;
 
 use vakra_endpoint::{Endpoint, RestBird};
 
+/// The endpoints of the data root `root` over the databases in `db_root`, as the server loads
+/// them (every domain, a 30 s statement limit).
+pub fn load_bird(root: &str, db_root: &str) -> Result<RestBird, Box<dyn std::error::Error>> {
+    Ok(RestBird::load(
+        &vakra_catalog::DataRoot::new(root),
+        db_root.into(),
+        |_| true,
+        std::time::Duration::from_secs(30),
+    )?)
+}
+
 /// One request: its endpoint and its query pairs (scalars as Python's `str()` writes them).
 pub type Call = (Arc<Endpoint>, Vec<(String, String)>);
 
