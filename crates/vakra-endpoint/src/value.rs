@@ -2,6 +2,7 @@
 //! templates build, before FastAPI turns them into JSON.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt::Write;
 
 use serde_json::{Map, Number, Value};
@@ -9,6 +10,10 @@ use vakra_sql::SqlValue;
 
 /// How REST bodies are written (Starlette's `JSONResponse`).
 const COMPACT: vakra_pytext::DumpOptions = vakra_pytext::DumpOptions::compact_utf8();
+
+/// Up to this many keys a dict's keys are checked for repeats pair by pair, past it through a
+/// set (a dict built from every row of a result may have thousands).
+const SMALL_DICT: usize = 16;
 
 /// A Python value, restricted to what the reference's handlers use.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,10 +177,14 @@ impl PyValue {
                     .iter()
                     .map(|(k, _)| k.json_key())
                     .collect::<Result<Vec<_>, _>>()?;
-                let repeated = keys
-                    .iter()
-                    .enumerate()
-                    .any(|(i, key)| keys[..i].contains(key));
+                let repeated = if keys.len() <= SMALL_DICT {
+                    keys.iter()
+                        .enumerate()
+                        .any(|(i, key)| keys[..i].contains(key))
+                } else {
+                    let mut seen = HashSet::with_capacity(keys.len());
+                    !keys.iter().all(|key| seen.insert(key.as_ref()))
+                };
                 if repeated {
                     // One key, the last value at the first one's place: the JSON value's rule.
                     let value = self.to_json()?;

@@ -969,6 +969,12 @@ fn write_json_is_to_json_written_as_starlette_writes_it() {
         ]),
         // `1` and `'1'` are one JSON key: the last value at the first key's place.
         d(vec![(i(1), s("a")), (s("z"), i(0)), (s("1"), s("b"))]),
+        // Past the small-dict check: many keys, all distinct, then one repeated at the end.
+        d((0..40).map(|k| (i(k), i(k * k))).collect()),
+        d((0..40)
+            .map(|k| (i(k), i(k)))
+            .chain([(s("3"), s("last"))])
+            .collect()),
         f(f64::NAN),
         l(vec![i(1), f(f64::INFINITY)]),
         by(b"a\xffb"),
