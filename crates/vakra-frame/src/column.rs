@@ -314,7 +314,8 @@ impl Column {
     pub(crate) fn select_all(columns: &[Column], rows: impl Into<Arc<[u32]>>) -> Vec<Column> {
         let rows: Arc<[u32]> = rows.into();
         let identity = rows.iter().enumerate().all(|(i, r)| i == *r as usize);
-        let mut composed: Vec<(Arc<[u32]>, Arc<[u32]>)> = Vec::new();
+        // (a column's own rows, `rows` composed with them)
+        let mut composed: Vec<[Arc<[u32]>; 2]> = Vec::new();
         columns
             .iter()
             .map(|column| {
@@ -323,11 +324,11 @@ impl Column {
                 }
                 let rows = match &column.data.rows {
                     None => Arc::clone(&rows),
-                    Some(own) => match composed.iter().find(|(o, _)| Arc::ptr_eq(o, own)) {
-                        Some((_, c)) => Arc::clone(c),
+                    Some(own) => match composed.iter().find(|[o, _]| Arc::ptr_eq(o, own)) {
+                        Some([_, c]) => Arc::clone(c),
                         None => {
                             let c: Arc<[u32]> = rows.iter().map(|&r| own[r as usize]).collect();
-                            composed.push((Arc::clone(own), Arc::clone(&c)));
+                            composed.push([Arc::clone(own), Arc::clone(&c)]);
                             c
                         }
                     },
@@ -441,5 +442,61 @@ mod tests {
             values + 100 * (4 + cell)
         );
         assert_eq!(Column::new("e", Vec::new()).estimated_bytes(), 0);
+    }
+
+    fn ints(name: &str, values: impl IntoIterator<Item = i64>) -> Column {
+        Column::new(name, values.into_iter().map(Cell::Int).collect())
+    }
+
+    fn rows(column: &Column) -> &Arc<[u32]> {
+        column.data.rows.as_ref().expect("a view")
+    }
+
+    #[test]
+    fn views_of_one_table_share_one_row_list() {
+        let table = [ints("a", 0..5), ints("b", 10..15)];
+        let picked = Column::select_all(&table, vec![4, 1, 3]);
+        assert!(Arc::ptr_eq(rows(&picked[0]), rows(&picked[1])));
+        let again = Column::select_all(&picked, vec![2, 0]);
+        assert!(Arc::ptr_eq(rows(&again[0]), rows(&again[1])));
+        assert_eq!(&**rows(&again[0]), &[3, 4]);
+        assert_eq!(
+            again[1].iter().cloned().collect::<Vec<_>>(),
+            [13, 14].map(Cell::Int)
+        );
+        let all = Column::select_all(&picked, vec![0, 1, 2]);
+        assert!(
+            Arc::ptr_eq(&all[0].data, &picked[0].data),
+            "all rows in order: the same column"
+        );
+    }
+
+    #[test]
+    fn a_view_keeps_nothing_for_tools_until_asked() {
+        let view = Column::select_all(&[ints("a", 0..100)], (0..100).rev().collect::<Vec<u32>>())
+            .pop()
+            .expect("one column");
+        assert_eq!(view.frame(Pandas::V3).0, Dtype::Int64);
+        assert!(matches!(view.values(), Cow::Owned(_)));
+        assert!(
+            view.data.caches.get().is_none(),
+            "no caches for dtypes the values decide or for a tool's copy"
+        );
+        assert_eq!(view.cells()[0], Cell::Int(99));
+        assert!(
+            matches!(view.values(), Cow::Borrowed(_)),
+            "cells() keeps its copy"
+        );
+        let mixed = Column::new("m", vec![Cell::Int(1), Cell::None, Cell::Int(2)]);
+        let view = Column::select_all(&[mixed], vec![0, 2])
+            .pop()
+            .expect("one column");
+        let (dtype, stored) = view.frame(Pandas::V3);
+        assert_eq!(dtype, Dtype::Int64, "the view's values have no None");
+        assert!(Arc::ptr_eq(&stored.data, &view.data));
+        assert!(
+            view.data.caches.get().is_some(),
+            "inferred from the view's values, once"
+        );
     }
 }
