@@ -88,6 +88,7 @@ fn run_chain(session: &mut Session, steps: &[(&'static str, Value)]) -> Vec<isiz
     let mut handles: Vec<Option<String>> = Vec::new();
     let mut retained = Vec::new();
     for (tool, arguments) in steps {
+        let before = live();
         let mut arguments = args(arguments.clone());
         for value in arguments.values_mut() {
             if let Some(k) = value.as_str().and_then(|s| s.strip_prefix('$')) {
@@ -95,7 +96,6 @@ fn run_chain(session: &mut Session, steps: &[(&'static str, Value)]) -> Vec<isiz
                 *value = Value::String(handles[k].clone().expect("a handle"));
             }
         }
-        let before = live();
         let reply = session.call(tool, arguments);
         assert!(!reply.is_error, "{tool}: {}", reply.text);
         let handle = handle_of_peek(&reply.text);
