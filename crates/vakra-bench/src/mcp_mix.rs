@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
@@ -25,6 +25,10 @@ pub struct McpMixArgs {
     /// MCP sessions at once; session i runs chain i (capability 1, 2, 4 in turn).
     #[arg(long, default_value_t = 64)]
     sessions: u64,
+    /// Only the chains of these capabilities (the sessions take the first chains of the mix
+    /// that are), e.g. `2,4` to see what the server keeps without capability 1's handles.
+    #[arg(long, value_delimiter = ',', default_values_t = [1u8, 2, 4])]
+    capabilities: Vec<u8>,
     /// Stop after this many measured calls in total (or --duration, whichever comes first).
     #[arg(long, default_value_t = 20_000)]
     count: u64,
@@ -68,8 +72,15 @@ pub fn run(args: McpMixArgs) -> Result<()> {
         .then(|| reqwest::Client::builder().build())
         .transpose()
         .context("cannot build the HTTP client")?;
-    let (tallies, elapsed) =
-        runtime.block_on(drive(&base, http, args.sessions, args.count, duration))?;
+    if !args.capabilities.iter().any(|c| [1, 2, 4].contains(c)) {
+        bail!("--capabilities: the mix has chains of capabilities 1, 2 and 4");
+    }
+    let chains: Vec<mix::Chain> = (0..)
+        .map(mix::chain)
+        .filter(|c| args.capabilities.contains(&c.capability))
+        .take(args.sessions as usize)
+        .collect();
+    let (tallies, elapsed) = runtime.block_on(drive(&base, http, chains, args.count, duration))?;
     let report = report(&args, &tallies, elapsed);
     if args.json {
         println!("{report}");
@@ -82,14 +93,13 @@ pub fn run(args: McpMixArgs) -> Result<()> {
 async fn drive(
     base: &str,
     http: Option<reqwest::Client>,
-    sessions: u64,
+    chains: Vec<mix::Chain>,
     count: u64,
     duration: Duration,
 ) -> Result<(Vec<Tally>, Duration)> {
     // Every session is opened before the clock starts.
     let mut clients = Vec::new();
-    for i in 0..sessions as usize {
-        let chain = mix::chain(i);
+    for chain in chains {
         let client = match &http {
             Some(http) => mix::connect_with(http.clone(), base, &chain).await?,
             None => mix::connect(base, &chain).await?,
@@ -175,6 +185,7 @@ fn report(args: &McpMixArgs, tallies: &[Tally], elapsed: Duration) -> Value {
         .collect();
     json!({
         "sessions": args.sessions,
+        "capabilities": args.capabilities,
         "fresh_connections": args.fresh_connections,
         "elapsed_s": round(elapsed.as_secs_f64(), 3),
         "calls_per_s": round(calls as f64 / elapsed.as_secs_f64().max(1e-9), 1),
@@ -187,8 +198,8 @@ fn report(args: &McpMixArgs, tallies: &[Tally], elapsed: Duration) -> Value {
 
 fn print_report(report: &Value) {
     println!(
-        "sessions     {} (capabilities 1, 2, 4 in turn)",
-        report["sessions"]
+        "sessions     {} (capabilities {} in turn)",
+        report["sessions"], report["capabilities"]
     );
     println!(
         "calls        {} in {} s: {} calls/s",

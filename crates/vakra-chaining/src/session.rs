@@ -99,6 +99,12 @@ impl Session {
         self.handles.keys().map(String::as_str)
     }
 
+    /// What the handles' tables count against the session's memory cap
+    /// ([`ChainingOptions::max_session_bytes`](crate::ChainingOptions)), in estimated bytes.
+    pub fn stored_bytes(&self) -> usize {
+        self.stored_bytes
+    }
+
     /// `tools/list`, computed from the current state as the reference does on every request.
     pub fn list_tools(&self) -> Vec<ListedTool> {
         let env = &self.env;

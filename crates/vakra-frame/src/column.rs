@@ -1,5 +1,6 @@
 //! Columns: shared values plus an optional row selection, and what pandas infers for them.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use crate::cell::Cell;
@@ -157,14 +158,25 @@ struct Base {
     bytes: OnceLock<usize>,
 }
 
+/// A session keeps every table it stored for its whole life, most of them views: so a column
+/// holds only its values and rows, and the work kept for later calls is allocated when first
+/// needed (most views never need it).
 #[derive(Debug)]
 struct ColumnData {
     base: Arc<Base>,
-    /// The rows of `base` this column holds, in order; `None` for all of them.
-    rows: Option<Arc<Vec<u32>>>,
+    /// The rows of `base` this column holds, in order; `None` for all of them. Views made from
+    /// the same table in one step share one list.
+    rows: Option<Arc<[u32]>>,
+    caches: OnceLock<Box<Caches>>,
+}
+
+#[derive(Debug, Default)]
+struct Caches {
+    /// A view's values copied out ([`Column::cells`]).
     gathered: OnceLock<Vec<Cell>>,
-    /// What `pd.DataFrame` makes of the values under each pandas version: their dtype, and
-    /// the converted column when the round trip changes values.
+    /// What `pd.DataFrame` makes of the values under each pandas version, when the kinds of
+    /// the values they were drawn from do not decide it: their dtype, and the converted column
+    /// when the round trip changes values.
     inferred: [OnceLock<(Dtype, Option<Column>)>; 2],
 }
 
@@ -179,16 +191,19 @@ impl Column {
         Self::from_base(name.into(), Arc::new(base), None)
     }
 
-    fn from_base(name: Arc<str>, base: Arc<Base>, rows: Option<Arc<Vec<u32>>>) -> Self {
+    fn from_base(name: Arc<str>, base: Arc<Base>, rows: Option<Arc<[u32]>>) -> Self {
         Self {
             name,
             data: Arc::new(ColumnData {
                 base,
                 rows,
-                gathered: OnceLock::new(),
-                inferred: [OnceLock::new(), OnceLock::new()],
+                caches: OnceLock::new(),
             }),
         }
+    }
+
+    fn caches(&self) -> &Caches {
+        self.data.caches.get_or_init(Box::default)
     }
 
     /// The key in the reference's dict.
@@ -249,15 +264,28 @@ impl Column {
         (0..self.len()).map(move |i| self.get(i))
     }
 
-    /// The values as a slice (a view is gathered once, on first use).
+    /// The values as a slice (a view is gathered once, on first use, and kept).
     pub fn cells(&self) -> &[Cell] {
         let base = &self.data.base.cells;
         match &self.data.rows {
             None => base,
             Some(rows) => self
-                .data
+                .caches()
                 .gathered
                 .get_or_init(|| rows.iter().map(|&r| base[r as usize].clone()).collect()),
+        }
+    }
+
+    /// The values as a slice, a view's gathered for the caller only (unless [`Column::cells`]
+    /// kept them already): what a tool works on without making a stored view larger.
+    pub(crate) fn values(&self) -> Cow<'_, [Cell]> {
+        let base = &self.data.base.cells;
+        match &self.data.rows {
+            None => Cow::Borrowed(base),
+            Some(rows) => match self.data.caches.get().and_then(|c| c.gathered.get()) {
+                Some(gathered) => Cow::Borrowed(gathered),
+                None => Cow::Owned(rows.iter().map(|&r| base[r as usize].clone()).collect()),
+            },
         }
     }
 
@@ -280,20 +308,38 @@ impl Column {
         self.base_kinds().nan
     }
 
-    /// The rows `rows` (indices into this column) as a view on the same values.
-    pub(crate) fn select(&self, rows: &Arc<Vec<u32>>) -> Column {
-        if rows.len() == self.len() && rows.iter().enumerate().all(|(i, r)| i == *r as usize) {
-            return self.clone();
-        }
-        let composed = match &self.data.rows {
-            None => Arc::clone(rows),
-            Some(own) => Arc::new(rows.iter().map(|&r| own[r as usize]).collect()),
-        };
-        Column::from_base(
-            Arc::clone(&self.name),
-            Arc::clone(&self.data.base),
-            Some(composed),
-        )
+    /// The rows `rows` (indices into each column) of every column, as views on the same
+    /// values. Columns that are views through the same rows (those of one table) get one
+    /// composed list between them.
+    pub(crate) fn select_all(columns: &[Column], rows: impl Into<Arc<[u32]>>) -> Vec<Column> {
+        let rows: Arc<[u32]> = rows.into();
+        let identity = rows.iter().enumerate().all(|(i, r)| i == *r as usize);
+        // (a column's own rows, `rows` composed with them)
+        let mut composed: Vec<[Arc<[u32]>; 2]> = Vec::new();
+        columns
+            .iter()
+            .map(|column| {
+                if identity && rows.len() == column.len() {
+                    return column.clone();
+                }
+                let rows = match &column.data.rows {
+                    None => Arc::clone(&rows),
+                    Some(own) => match composed.iter().find(|[o, _]| Arc::ptr_eq(o, own)) {
+                        Some([_, c]) => Arc::clone(c),
+                        None => {
+                            let c: Arc<[u32]> = rows.iter().map(|&r| own[r as usize]).collect();
+                            composed.push([Arc::clone(own), Arc::clone(&c)]);
+                            c
+                        }
+                    },
+                };
+                Column::from_base(
+                    Arc::clone(&column.name),
+                    Arc::clone(&column.data.base),
+                    Some(rows),
+                )
+            })
+            .collect()
     }
 
     /// The first `n` rows.
@@ -301,19 +347,22 @@ impl Column {
         if n >= self.len() {
             return self.clone();
         }
-        self.select(&Arc::new((0..n as u32).collect()))
+        let rows: Arc<[u32]> = (0..n as u32).collect();
+        Column::select_all(std::slice::from_ref(self), rows)
+            .pop()
+            .expect("one column")
     }
 
     /// `pd.DataFrame`'s dtype for this column and the column as pandas stores it.
     pub(crate) fn frame(&self, pandas: Pandas) -> (Dtype, Column) {
-        let (dtype, converted) = self.data.inferred[pandas.index()].get_or_init(|| {
-            if self.is_empty() {
-                return (Dtype::Float64, None);
-            }
-            let base = self.base_kinds();
-            if let Some(dtype) = base.frame_dtype_of_any_subset(pandas) {
-                return (dtype, None);
-            }
+        if self.is_empty() {
+            return (Dtype::Float64, self.clone());
+        }
+        let base = self.base_kinds();
+        if let Some(dtype) = base.frame_dtype_of_any_subset(pandas) {
+            return (dtype, self.clone());
+        }
+        let (dtype, converted) = self.caches().inferred[pandas.index()].get_or_init(|| {
             // Strings with missing values: `str` as soon as one string is there (usually the
             // first row), converted only when some missing value is not `np.nan` yet.
             if pandas == Pandas::V3
@@ -381,14 +430,73 @@ mod tests {
             values,
             "inline strings hold nothing outside"
         );
-        let every_tenth = Arc::new((0..100).step_by(10).collect::<Vec<u32>>());
-        let view = column.select(&every_tenth);
+        let select = |rows: Vec<u32>| {
+            Column::select_all(std::slice::from_ref(&column), rows)
+                .pop()
+                .expect("one column")
+        };
+        let view = select((0..100).step_by(10).collect());
         assert_eq!(view.estimated_bytes(), values / 10 + 10 * (4 + cell));
-        let all_reversed = Arc::new((0..100).rev().collect::<Vec<u32>>());
         assert_eq!(
-            column.select(&all_reversed).estimated_bytes(),
+            select((0..100).rev().collect()).estimated_bytes(),
             values + 100 * (4 + cell)
         );
         assert_eq!(Column::new("e", Vec::new()).estimated_bytes(), 0);
+    }
+
+    fn ints(name: &str, values: impl IntoIterator<Item = i64>) -> Column {
+        Column::new(name, values.into_iter().map(Cell::Int).collect())
+    }
+
+    fn rows(column: &Column) -> &Arc<[u32]> {
+        column.data.rows.as_ref().expect("a view")
+    }
+
+    #[test]
+    fn views_of_one_table_share_one_row_list() {
+        let table = [ints("a", 0..5), ints("b", 10..15)];
+        let picked = Column::select_all(&table, vec![4, 1, 3]);
+        assert!(Arc::ptr_eq(rows(&picked[0]), rows(&picked[1])));
+        let again = Column::select_all(&picked, vec![2, 0]);
+        assert!(Arc::ptr_eq(rows(&again[0]), rows(&again[1])));
+        assert_eq!(&**rows(&again[0]), &[3, 4]);
+        assert_eq!(
+            again[1].iter().cloned().collect::<Vec<_>>(),
+            [13, 14].map(Cell::Int)
+        );
+        let all = Column::select_all(&picked, vec![0, 1, 2]);
+        assert!(
+            Arc::ptr_eq(&all[0].data, &picked[0].data),
+            "all rows in order: the same column"
+        );
+    }
+
+    #[test]
+    fn a_view_keeps_nothing_for_tools_until_asked() {
+        let view = Column::select_all(&[ints("a", 0..100)], (0..100).rev().collect::<Vec<u32>>())
+            .pop()
+            .expect("one column");
+        assert_eq!(view.frame(Pandas::V3).0, Dtype::Int64);
+        assert!(matches!(view.values(), Cow::Owned(_)));
+        assert!(
+            view.data.caches.get().is_none(),
+            "no caches for dtypes the values decide or for a tool's copy"
+        );
+        assert_eq!(view.cells()[0], Cell::Int(99));
+        assert!(
+            matches!(view.values(), Cow::Borrowed(_)),
+            "cells() keeps its copy"
+        );
+        let mixed = Column::new("m", vec![Cell::Int(1), Cell::None, Cell::Int(2)]);
+        let view = Column::select_all(&[mixed], vec![0, 2])
+            .pop()
+            .expect("one column");
+        let (dtype, stored) = view.frame(Pandas::V3);
+        assert_eq!(dtype, Dtype::Int64, "the view's values have no None");
+        assert!(Arc::ptr_eq(&stored.data, &view.data));
+        assert!(
+            view.data.caches.get().is_some(),
+            "inferred from the view's values, once"
+        );
     }
 }

@@ -39,7 +39,7 @@ pub fn aggregate_data(
         column
     };
     let column = if distinct_values {
-        column.with_cells(distinct(column.cells()))
+        column.with_cells(distinct(&column.values()))
     } else {
         column.clone()
     };

@@ -2,6 +2,7 @@
 //! re-inferred tables, including pandas' dtype rules for mismatched columns, which work on
 //! the frames' dtype blocks rather than on single columns.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::cell::Cell;
@@ -149,15 +150,15 @@ fn evenly_spaced(taker: &[isize]) -> bool {
 /// One frame's part of a run of columns: a slice of one of its dtype blocks.
 struct Unit<'a> {
     dtype: Dtype,
-    columns: Vec<&'a [Cell]>,
+    columns: Vec<Cow<'a, [Cell]>>,
     rows: usize,
 }
 
 impl<'a> Unit<'a> {
     fn new(frame: &'a Table, positions: Vec<usize>, dtype: Dtype) -> Self {
-        let columns: Vec<&[Cell]> = positions
+        let columns: Vec<Cow<[Cell]>> = positions
             .iter()
-            .map(|&p| frame.columns()[p].cells())
+            .map(|&p| frame.columns()[p].values())
             .collect();
         Unit {
             dtype,

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use crate::cell::{Cell, CmpOp, num_cmp};
+use crate::column::Column;
 use crate::dtype::Dtype;
 use crate::error::{ToolError, interrupted};
 use crate::like::{LikePattern, not_a_pattern};
@@ -119,7 +120,7 @@ pub fn filter_data(
         _ => value,
     };
     // Gathering a view first keeps the per-value work on contiguous memory.
-    let cells = frame.columns()[index].cells();
+    let cells = &*frame.columns()[index].values();
     let mask = match condition {
         FilterCondition::EqualTo => equality(cells, dtype, &value, false),
         FilterCondition::NotEqualTo => equality(cells, dtype, &value, true),
@@ -135,14 +136,13 @@ pub fn filter_data(
 
 /// The rows of `frame` where `mask` holds, with `frame`'s dtypes.
 pub(crate) fn take_rows(frame: &Table, mask: &[bool]) -> Table {
-    let rows: Arc<Vec<u32>> = Arc::new(
-        mask.iter()
-            .enumerate()
-            .filter(|(_, keep)| **keep)
-            .map(|(i, _)| i as u32)
-            .collect(),
-    );
-    let columns = frame.columns().iter().map(|c| c.select(&rows)).collect();
+    let rows: Arc<[u32]> = mask
+        .iter()
+        .enumerate()
+        .filter(|(_, keep)| **keep)
+        .map(|(i, _)| i as u32)
+        .collect();
+    let columns = Column::select_all(frame.columns(), rows);
     let dtypes = (0..frame.num_columns())
         .map(|i| frame.dtype_at(i).unwrap_or(Dtype::Object))
         .collect();

@@ -51,7 +51,7 @@ pub fn retrieve_data(
         KeyName::One(key) => {
             let column = &data.columns()[data.best_key(key)?];
             let column = if distinct_values {
-                column.with_cells(distinct(column.cells()))
+                column.with_cells(distinct(&column.values()))
             } else {
                 column.clone()
             };

@@ -2,7 +2,6 @@
 //! `sort_values(kind='stable', na_position='last')` on the re-inferred table.
 
 use std::cmp::Ordering;
-use std::sync::Arc;
 
 use crate::cell::{Cell, CmpOp, num_cmp};
 use crate::column::Column;
@@ -40,7 +39,7 @@ pub fn sort_data(
     }
     data.check_rectangular()?;
     let frame = data.reinfer(pandas);
-    let order = Arc::new(match ranking_array {
+    let order = match ranking_array {
         Some(ranking) => {
             let (dtype, keys) = Column::new(RANKING_COLUMN, ranking.to_vec()).frame(pandas);
             sort_order(&keys, dtype, ascending)?
@@ -53,16 +52,17 @@ pub fn sort_data(
             let dtype = frame.dtype_at(index).unwrap_or(Dtype::Object);
             sort_order(&frame.columns()[index], dtype, ascending)?
         }
-    });
-    let mut columns = Vec::with_capacity(frame.num_columns());
+    };
+    let mut kept = Vec::with_capacity(frame.num_columns());
     let mut dtypes = Vec::with_capacity(frame.num_columns());
     for (i, column) in frame.columns().iter().enumerate() {
         if ranking_array.is_some() && column.name() == RANKING_COLUMN {
             continue;
         }
-        columns.push(column.select(&order));
+        kept.push(column.clone());
         dtypes.push(frame.dtype_at(i).unwrap_or(Dtype::Object));
     }
+    let columns = Column::select_all(&kept, order);
     Ok(ToolValue::Table(Table::from_parts(columns, Some(dtypes))))
 }
 

@@ -124,7 +124,7 @@ fn replace(
 ) -> Result<ToolValue, ToolError> {
     let mut columns = data.columns().to_vec();
     // Gathering a view first keeps the per-value work on contiguous memory.
-    let cells = rewrite(columns[index].cells())?;
+    let cells = rewrite(&columns[index].values())?;
     columns[index] = columns[index].with_cells(cells);
     Ok(ToolValue::Table(Table::from_parts(columns, None)))
 }
