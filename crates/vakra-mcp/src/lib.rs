@@ -32,6 +32,7 @@ mod incoming;
 mod options;
 mod rest_tools;
 mod session_ids;
+mod sessions;
 mod spec;
 mod stdio;
 mod texts;
