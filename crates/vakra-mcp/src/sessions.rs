@@ -173,8 +173,7 @@ impl Sessions {
         session.touch();
         let mut state = session.lock();
         if let JsonRpcMessage::Notification(notification) = &message
-            && let ClientNotification::CancelledNotification(cancelled) =
-                &notification.notification
+            && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
             && let Some(request) = &cancelled.params.request_id
         {
             state.end_request_stream(&Route::Request(request.clone()));
@@ -376,7 +375,9 @@ impl State {
         let by_request = |id: &RequestId| self.routes.get(&Route::Request(id.clone())).copied();
         match message {
             JsonRpcMessage::Response(response) => by_request(&response.id).map(|s| (s, true)),
-            JsonRpcMessage::Error(error) => error.id.as_ref().and_then(by_request).map(|s| (s, true)),
+            JsonRpcMessage::Error(error) => {
+                error.id.as_ref().and_then(by_request).map(|s| (s, true))
+            }
             JsonRpcMessage::Request(request) => request
                 .request
                 .extensions()
@@ -696,7 +697,10 @@ mod tests {
         let events: Vec<_> = resumed.map(|e| seen(&e)).collect().await;
         assert_eq!(
             events,
-            [pair("1/0", "notifications/progress"), pair("2/0", "response")]
+            [
+                pair("1/0", "notifications/progress"),
+                pair("2/0", "response")
+            ]
         );
         // An answered stream, or a malformed id, resumes nothing.
         for gone in ["2/0", "0/9", "x", "1/x"] {
@@ -710,8 +714,10 @@ mod tests {
         let (id, mut transport) = opened(&sessions).await;
         let stream = sessions.request(&id, call(5, None)).unwrap();
         transport.receive().await.unwrap();
-        let cancel = client(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": 5, "reason": "gone"}}));
+        let cancel = client(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 5, "reason": "gone"}}),
+        );
         sessions.accept(&id, cancel).unwrap();
         assert!(matches!(
             transport.receive().await,
@@ -735,7 +741,10 @@ mod tests {
         for _ in 0..3 {
             tokio::time::sleep(Duration::from_millis(200)).await;
             sessions
-                .accept(&id, client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})))
+                .accept(
+                    &id,
+                    client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+                )
                 .unwrap();
         }
         let started = Instant::now();
@@ -765,10 +774,16 @@ mod tests {
         // The service reads what was queued, then the end.
         assert!(transport.receive().await.is_some());
         assert!(transport.receive().await.is_none());
-        assert_eq!(call_stream.map(|e| seen(&e).1).collect::<Vec<_>>().await, ["priming"]);
+        assert_eq!(
+            call_stream.map(|e| seen(&e).1).collect::<Vec<_>>().await,
+            ["priming"]
+        );
         assert_eq!(get.count().await, 0);
         drop(transport);
-        assert!(weak.upgrade().is_none(), "the session outlived its transport");
+        assert!(
+            weak.upgrade().is_none(),
+            "the session outlived its transport"
+        );
         assert!(matches!(
             sessions.accept(&id, call(3, None)),
             Err(SessionError::NotFound(_))
