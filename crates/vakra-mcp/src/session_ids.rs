@@ -96,7 +96,7 @@ impl SessionManager for NamedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner.request(id, message)
+        self.inner.request(id, message).await
     }
 
     async fn accept_message(
@@ -104,7 +104,7 @@ impl SessionManager for NamedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
-        self.inner.accept(id, message)
+        self.inner.accept(id, message).await
     }
 
     async fn create_standalone_stream(

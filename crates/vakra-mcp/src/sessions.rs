@@ -40,6 +40,8 @@ pub(crate) const CACHED: usize = 16;
 /// Messages a stream buffers for a client that does not read (rmcp's channel capacity); one
 /// beyond is dropped from the stream (it stays in the cache a resume replays).
 const BUFFERED: usize = 16;
+/// Client messages queued for a session's service before the next one waits (rmcp's capacity).
+const QUEUED: usize = 16;
 /// The reconnection delay a request's priming event advises (rmcp's default).
 const PRIMING_RETRY: Duration = Duration::from_secs(3);
 /// Silent GET streams kept beside the live one (rmcp's limit); the oldest ends beyond.
@@ -73,7 +75,7 @@ impl Sessions {
 
     /// A new session under `id`, and the transport its service talks through.
     pub(crate) fn create(&self, id: SessionId) -> SessionTransport {
-        let (inbound, receiver) = mpsc::unbounded_channel();
+        let (inbound, receiver) = mpsc::channel(QUEUED);
         let session = Arc::new(Session {
             idle: self.idle,
             last_seen: Mutex::new(Instant::now()),
@@ -131,54 +133,64 @@ impl Sessions {
     ) -> Result<ServerJsonRpcMessage, SessionError> {
         let session = self.get(id)?;
         let (answer, answered) = oneshot::channel();
-        {
+        let inbound = {
             let mut state = session.lock();
             state.initializing = Some(answer);
-            state.push(message)?;
-        }
+            state.inbound()?
+        };
         session.touch();
+        push(inbound, message).await?;
         answered.await.map_err(|_| SessionError::Closed)
     }
 
     /// Hands a client request to the session and returns the stream of what relates to it.
-    pub(crate) fn request(
+    pub(crate) async fn request(
         &self,
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
         let session = self.get(id)?;
         session.touch();
-        let mut state = session.lock();
-        let (stream, receiver) = state.open_request_stream();
-        if let JsonRpcMessage::Request(request) = &message {
-            state.route(Route::Request(request.id.clone()), stream);
-            if let Some(token) = request.request.get_meta().get_progress_token() {
-                state.route(Route::Progress(token.0), stream);
+        // Routed before the service can answer.
+        let (inbound, stream, receiver) = {
+            let mut state = session.lock();
+            let inbound = state.inbound()?;
+            let (stream, receiver) = state.open_request_stream();
+            if let JsonRpcMessage::Request(request) = &message {
+                state.route(Route::Request(request.id.clone()), stream);
+                if let Some(token) = request.request.get_meta().get_progress_token() {
+                    state.route(Route::Progress(token.0), stream);
+                }
             }
-        }
-        if let Err(closed) = state.push(message) {
-            state.forget(stream);
+            (inbound, stream, receiver)
+        };
+        if let Err(closed) = push(inbound, message).await {
+            session.lock().forget(stream);
             return Err(closed);
         }
         Ok(stream_of(receiver))
     }
 
     /// Hands a client notification, response or error to the session.
-    pub(crate) fn accept(
+    pub(crate) async fn accept(
         &self,
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), SessionError> {
         let session = self.get(id)?;
         session.touch();
-        let mut state = session.lock();
-        if let JsonRpcMessage::Notification(notification) = &message
-            && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
-            && let Some(request) = &cancelled.params.request_id
-        {
-            state.end_request_stream(&Route::Request(request.clone()));
-        }
-        state.push(message)
+        let inbound = {
+            let mut state = session.lock();
+            if let JsonRpcMessage::Notification(notification) = &message
+                && let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                && let Some(request) = &cancelled.params.request_id
+            {
+                state.end_request_stream(&Route::Request(request.clone()));
+            }
+            state.inbound()?
+        };
+        push(inbound, message).await
     }
 
     /// The standalone stream (GET): the cached standalone messages, then the ones to come; a
@@ -299,7 +311,7 @@ enum Route {
 #[derive(Debug, Default)]
 struct State {
     /// The client's messages to the service; `None` once the session is closed.
-    inbound: Option<mpsc::UnboundedSender<Box<ClientJsonRpcMessage>>>,
+    inbound: Option<mpsc::Sender<Box<ClientJsonRpcMessage>>>,
     /// The answer to `initialize`, awaited by the POST that opened the session.
     initializing: Option<oneshot::Sender<ServerJsonRpcMessage>>,
     next_stream: u64,
@@ -311,11 +323,9 @@ struct State {
 }
 
 impl State {
-    fn push(&self, message: ClientJsonRpcMessage) -> Result<(), SessionError> {
-        self.inbound
-            .as_ref()
-            .and_then(|inbound| inbound.send(Box::new(message)).ok())
-            .ok_or(SessionError::Closed)
+    /// Where the client's messages go, while the session is open.
+    fn inbound(&self) -> Result<mpsc::Sender<Box<ClientJsonRpcMessage>>, SessionError> {
+        self.inbound.clone().ok_or(SessionError::Closed)
     }
 
     fn open_request_stream(&mut self) -> (u64, mpsc::Receiver<ServerSseMessage>) {
@@ -502,6 +512,17 @@ impl Events {
     }
 }
 
+/// Queues a client message for the session's service (waiting while [`QUEUED`] are).
+async fn push(
+    inbound: mpsc::Sender<Box<ClientJsonRpcMessage>>,
+    message: ClientJsonRpcMessage,
+) -> Result<(), SessionError> {
+    inbound
+        .send(Box::new(message))
+        .await
+        .map_err(|_| SessionError::Closed)
+}
+
 fn stream_of(
     mut receiver: mpsc::Receiver<ServerSseMessage>,
 ) -> impl Stream<Item = ServerSseMessage> + Send + Sync + 'static {
@@ -512,7 +533,7 @@ fn stream_of(
 #[derive(Debug)]
 pub struct SessionTransport {
     session: Arc<Session>,
-    inbound: mpsc::UnboundedReceiver<Box<ClientJsonRpcMessage>>,
+    inbound: mpsc::Receiver<Box<ClientJsonRpcMessage>>,
 }
 
 impl Transport<RoleServer> for SessionTransport {
@@ -620,7 +641,7 @@ mod tests {
     async fn a_notification_of_a_request_rides_its_stream_until_the_answer() {
         let sessions = Sessions::new(Duration::from_secs(60));
         let (id, mut transport) = opened(&sessions).await;
-        let stream = sessions.request(&id, call(7, Some("tok"))).unwrap();
+        let stream = sessions.request(&id, call(7, Some("tok"))).await.unwrap();
         assert!(matches!(
             transport.receive().await,
             Some(JsonRpcMessage::Request(_))
@@ -649,7 +670,7 @@ mod tests {
     async fn a_notification_of_no_request_goes_to_the_get_stream() {
         let sessions = Sessions::new(Duration::from_secs(60));
         let (id, mut transport) = opened(&sessions).await;
-        let stream = sessions.request(&id, call(1, None)).unwrap();
+        let stream = sessions.request(&id, call(1, None)).await.unwrap();
         transport.receive().await.unwrap();
         // Sent while the call runs, as capability 1 announces a new listing.
         transport.send(list_changed()).await.unwrap();
@@ -688,7 +709,7 @@ mod tests {
     async fn a_stream_still_open_resumes_from_its_last_event_id() {
         let sessions = Sessions::new(Duration::from_secs(60));
         let (id, mut transport) = opened(&sessions).await;
-        let first = sessions.request(&id, call(4, Some("p"))).unwrap();
+        let first = sessions.request(&id, call(4, Some("p"))).await.unwrap();
         transport.receive().await.unwrap();
         transport.send(progress("p")).await.unwrap();
         drop(first);
@@ -712,13 +733,13 @@ mod tests {
     async fn a_cancelled_request_ends_its_stream() {
         let sessions = Sessions::new(Duration::from_secs(60));
         let (id, mut transport) = opened(&sessions).await;
-        let stream = sessions.request(&id, call(5, None)).unwrap();
+        let stream = sessions.request(&id, call(5, None)).await.unwrap();
         transport.receive().await.unwrap();
         let cancel = client(
             json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": 5, "reason": "gone"}}),
         );
-        sessions.accept(&id, cancel).unwrap();
+        sessions.accept(&id, cancel).await.unwrap();
         assert!(matches!(
             transport.receive().await,
             Some(JsonRpcMessage::Notification(_))
@@ -745,6 +766,7 @@ mod tests {
                     &id,
                     client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
                 )
+                .await
                 .unwrap();
         }
         let started = Instant::now();
@@ -757,14 +779,14 @@ mod tests {
         );
         // Closed: the service's messages are refused, new requests too.
         assert!(transport.session.deliver(list_changed()).is_err());
-        assert!(sessions.request(&id, call(9, None)).is_err());
+        assert!(sessions.request(&id, call(9, None)).await.is_err());
     }
 
     #[tokio::test]
     async fn a_closed_session_ends_its_streams_and_is_freed() {
         let sessions = Sessions::new(Duration::from_secs(60));
         let (id, mut transport) = opened(&sessions).await;
-        let call_stream = sessions.request(&id, call(2, None)).unwrap();
+        let call_stream = sessions.request(&id, call(2, None)).await.unwrap();
         let get = sessions.standalone(&id).unwrap();
         let weak = Arc::downgrade(&transport.session);
         assert_eq!(sessions.len(), 1);
@@ -785,7 +807,7 @@ mod tests {
             "the session outlived its transport"
         );
         assert!(matches!(
-            sessions.accept(&id, call(3, None)),
+            sessions.accept(&id, call(3, None)).await,
             Err(SessionError::NotFound(_))
         ));
     }
