@@ -449,11 +449,16 @@ mod tests {
 
     /// The MCP routes over the repository's demo data root, and their shared state.
     fn demo() -> (Router, Arc<McpHttp>) {
+        demo_with(|_| {})
+    }
+
+    fn demo_with(configure: impl FnOnce(&mut ServerOptions)) -> (Router, Arc<McpHttp>) {
         let root = vakra_catalog::DataRoot::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        let options = ServerOptions {
+        let mut options = ServerOptions {
             sql_time_limit: Duration::from_secs(5),
             ..ServerOptions::new(root)
         };
+        configure(&mut options);
         let bird = RestBird::load(
             &options.root,
             options.db_root.clone(),
@@ -499,8 +504,7 @@ mod tests {
     #[tokio::test]
     async fn endpoint_spellings_do_not_grow_the_cache() {
         let (router, state) = demo();
-        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
-        let opened = send(&router, Method::POST, "/mcp/2/library", initialize).await;
+        let opened = send(&router, Method::POST, "/mcp/2/library", INITIALIZE).await;
         assert_eq!(opened.status(), StatusCode::OK);
         let session = opened.headers()["mcp-session-id"]
             .to_str()
@@ -544,5 +548,111 @@ mod tests {
         let answer = send(&router, Method::GET, "/mcp/2/nosuchdomain", "").await;
         assert_eq!(answer.status(), StatusCode::NOT_FOUND);
         assert_eq!(cached(&state), IDLE_ENDPOINTS);
+    }
+
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
+    /// Sends `body` in session `session` of `path`.
+    async fn send_in(
+        router: &Router,
+        method: Method,
+        path: &str,
+        session: &str,
+        body: &str,
+    ) -> Response {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", "127.0.0.1")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(Body::from(body.to_owned()))
+            .unwrap();
+        router.clone().oneshot(request).await.unwrap()
+    }
+
+    /// Opens a session of `path` (`initialize`, `notifications/initialized`).
+    async fn open(router: &Router, path: &str) -> String {
+        let opened = send(router, Method::POST, path, INITIALIZE).await;
+        assert_eq!(opened.status(), StatusCode::OK);
+        let session = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let answer = send_in(router, Method::POST, path, &session, initialized).await;
+        assert_eq!(answer.status(), StatusCode::ACCEPTED);
+        session
+    }
+
+    /// Sessions alive in the endpoint of `spec`: kept by its manager, and whose server still
+    /// holds its share of the endpoint.
+    fn alive(state: &McpHttp, spec: &SessionSpec) -> (usize, usize) {
+        let services = state.services.lock().unwrap();
+        let endpoint = &services[spec];
+        (
+            endpoint.manager.len(),
+            Arc::strong_count(&endpoint.sessions) - 2,
+        )
+    }
+
+    async fn until_alive(state: &McpHttp, spec: &SessionSpec, expected: (usize, usize)) {
+        for _ in 0..200 {
+            if alive(state, spec) == expected {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(alive(state, spec), expected);
+    }
+
+    #[tokio::test]
+    async fn a_deleted_session_is_freed_and_the_others_stay() {
+        let (router, state) = demo();
+        let spec = SessionSpec::new(Capability::Two, "library");
+        let mut sessions = Vec::new();
+        for _ in 0..3 {
+            sessions.push(open(&router, "/mcp/2/library").await);
+        }
+        until_alive(&state, &spec, (3, 3)).await;
+        let deleted = send_in(&router, Method::DELETE, "/mcp/2/library", &sessions[0], "").await;
+        assert_eq!(deleted.status(), StatusCode::OK);
+        until_alive(&state, &spec, (2, 2)).await;
+        assert_eq!(state.slots.available_permits(), 8 - 2);
+        // Gone for good; the others answer.
+        let again = send_in(&router, Method::DELETE, "/mcp/2/library", &sessions[0], "").await;
+        assert_eq!(again.status(), StatusCode::NOT_FOUND);
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        let listed = send_in(&router, Method::POST, "/mcp/2/library", &sessions[1], list).await;
+        assert_eq!(listed.status(), StatusCode::OK);
+        assert_eq!(listed.headers()["content-type"], "application/json");
+        let gone = send_in(&router, Method::POST, "/mcp/2/library", &sessions[0], list).await;
+        assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+    }
+
+    #[tokio::test]
+    async fn an_idle_session_expires() {
+        let (router, state) = demo_with(|options| {
+            options.session_idle = Duration::ZERO;
+            options.call_time_limit = Duration::ZERO;
+        });
+        let spec = SessionSpec::new(Capability::Two, "library");
+        let idle = open(&router, "/mcp/2/library").await;
+        let busy = open(&router, "/mcp/2/library").await;
+        until_alive(&state, &spec, (2, 2)).await;
+        // One second idle (the shortest, for calls of no time limit) ends `idle`; `busy` is
+        // kept by its requests.
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        for _ in 0..6 {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let listed = send_in(&router, Method::POST, "/mcp/2/library", &busy, list).await;
+            assert_eq!(listed.status(), StatusCode::OK);
+        }
+        until_alive(&state, &spec, (1, 1)).await;
+        let expired = send_in(&router, Method::POST, "/mcp/2/library", &idle, list).await;
+        assert_eq!(expired.status(), StatusCode::NOT_FOUND);
+        assert_eq!(state.slots.available_permits(), 8 - 1);
     }
 }

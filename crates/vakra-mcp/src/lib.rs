@@ -14,10 +14,11 @@
 //! info, its current tools, a new session, and a call returning a plain answer. [`EnvServer`]
 //! holds one of them (`env.rs` picks it from a [`SessionSpec`]: the one place to add a
 //! capability) and is the only MCP `ServerHandler` (`handler.rs`). A call's path, in one
-//! direction: transport ([`serve_stdio`], or [`http_router`] with its session ids, a single
-//! answer sent as one JSON body by `framing.rs`) → `EnvServer`'s handler (the session's queue
-//! and time limit in `calls.rs`; the SDK's validation against its cached listing; the tool
-//! server; `list_changed`; the result cap; the session's [`trace`]) → the client.
+//! direction: transport ([`serve_stdio`], or [`http_router`] with its sessions (`sessions.rs`,
+//! named by `session_ids.rs`), a single answer sent as one JSON body by `framing.rs`) →
+//! `EnvServer`'s handler (the session's queue and time limit in `calls.rs`; the SDK's
+//! validation against its cached listing; the tool server; `list_changed`; the result cap; the
+//! session's [`trace`]) → the client.
 
 mod bpo_tools;
 mod calls;
@@ -32,6 +33,7 @@ mod incoming;
 mod options;
 mod rest_tools;
 mod session_ids;
+mod sessions;
 mod spec;
 mod stdio;
 mod texts;

@@ -1,20 +1,18 @@
 //! MCP session ids that name the replica holding the session, `<replica>.<uuid>`, so that a
 //! proxy in front of several `vakra serve` replicas can send every later request of a session
 //! (POST, the SSE GET, DELETE) to the replica that created it: the `initialize` POST carries no
-//! session id, so hashing the id cannot pick that replica (docs/deployment.md). Sessions are
-//! kept as rmcp's local session manager keeps them; only their ids differ.
+//! session id, so hashing the id cannot pick that replica (docs/deployment.md). The sessions
+//! themselves are kept by `sessions.rs`.
 
 use std::time::Duration;
 
 use futures_util::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
-use rmcp::transport::WorkerTransport;
 use rmcp::transport::common::server_side_http::{ServerSseMessage, session_id};
 use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::SessionId;
-use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionManager, LocalSessionManagerError, LocalSessionWorker, create_local_session,
-};
+
+use crate::sessions::{SessionError, SessionTransport, Sessions};
 
 /// The longest replica name (a DNS label, as Kubernetes pod names of a StatefulSet are).
 const MAX_REPLICA_NAME: usize = 63;
@@ -34,23 +32,21 @@ pub fn check_replica_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// rmcp's local session manager, with ids `<replica>.<uuid>` when a replica name is set (plain
+/// The sessions of one endpoint, with ids `<replica>.<uuid>` when a replica name is set (plain
 /// uuids otherwise).
 #[derive(Debug)]
 pub struct NamedSessions {
     replica: Option<String>,
-    inner: LocalSessionManager,
+    inner: Sessions,
 }
 
 impl NamedSessions {
     /// Sessions named after `replica` (checked by [`check_replica_name`] beforehand), closed
-    /// after `idle` without a request.
+    /// after `idle` without a message.
     pub fn new(replica: Option<&str>, idle: Duration) -> Self {
-        let mut inner = LocalSessionManager::default();
-        inner.session_config.keep_alive = Some(idle);
         Self {
             replica: replica.map(str::to_owned),
-            inner,
+            inner: Sessions::new(idle),
         }
     }
 
@@ -60,17 +56,22 @@ impl NamedSessions {
             None => session_id(),
         }
     }
+
+    /// Sessions open.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.inner.len()
+    }
 }
 
 impl SessionManager for NamedSessions {
-    type Error = LocalSessionManagerError;
-    type Transport = WorkerTransport<LocalSessionWorker>;
+    type Error = SessionError;
+    type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let id = self.new_id();
-        let (handle, worker) = create_local_session(id.clone(), self.inner.session_config.clone());
-        self.inner.sessions.write().await.insert(id.clone(), handle);
-        Ok((id, WorkerTransport::spawn(worker)))
+        let transport = self.inner.create(id.clone());
+        Ok((id, transport))
     }
 
     async fn initialize_session(
@@ -78,15 +79,16 @@ impl SessionManager for NamedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        self.inner.initialize_session(id, message).await
+        self.inner.initialize(id, message).await
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        self.inner.has_session(id).await
+        Ok(self.inner.contains(id))
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        self.inner.close_session(id).await
+        self.inner.close(id);
+        Ok(())
     }
 
     async fn create_stream(
@@ -94,7 +96,7 @@ impl SessionManager for NamedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner.create_stream(id, message).await
+        self.inner.request(id, message).await
     }
 
     async fn accept_message(
@@ -102,14 +104,14 @@ impl SessionManager for NamedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
-        self.inner.accept_message(id, message).await
+        self.inner.accept(id, message).await
     }
 
     async fn create_standalone_stream(
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner.create_standalone_stream(id).await
+        self.inner.standalone(id)
     }
 
     async fn resume(
@@ -117,7 +119,7 @@ impl SessionManager for NamedSessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner.resume(id, last_event_id).await
+        self.inner.resume(id, last_event_id)
     }
 }
 
