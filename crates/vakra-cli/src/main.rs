@@ -280,6 +280,7 @@ fn init_logging(default_level: &str) {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    vakra_sql::configure_sqlite();
     match cli.command {
         Command::Import(args) => {
             init_logging("warn");

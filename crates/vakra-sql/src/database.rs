@@ -195,6 +195,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, SqlError> {
     if !path.is_file() {
         return Err(SqlError::Missing(path.to_path_buf()));
     }
+    crate::configure_sqlite();
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;

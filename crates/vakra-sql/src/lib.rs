@@ -10,7 +10,9 @@
 //! convention); domain names are checked before they become paths.
 
 mod database;
+mod process;
 mod value;
 
 pub use database::{Database, DatabaseSet, Fetched, SqlError, open_read_only};
+pub use process::configure_sqlite;
 pub use value::SqlValue;
