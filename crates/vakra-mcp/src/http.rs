@@ -485,13 +485,18 @@ mod tests {
         (router(Arc::clone(&state)), state)
     }
 
-    async fn send(router: &Router, method: Method, path: &str, body: &str) -> Response {
-        let request = Request::builder()
+    /// A request as an MCP client over HTTP sends it.
+    fn mcp_request(method: Method, path: &str) -> axum::http::request::Builder {
+        Request::builder()
             .method(method)
             .uri(path)
             .header("host", "127.0.0.1")
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
+    }
+
+    async fn send(router: &Router, method: Method, path: &str, body: &str) -> Response {
+        let request = mcp_request(method, path)
             .body(Body::from(body.to_owned()))
             .unwrap();
         router.clone().oneshot(request).await.unwrap()
@@ -560,12 +565,7 @@ mod tests {
         session: &str,
         body: &str,
     ) -> Response {
-        let request = Request::builder()
-            .method(method)
-            .uri(path)
-            .header("host", "127.0.0.1")
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
+        let request = mcp_request(method, path)
             .header("mcp-session-id", session)
             .header("mcp-protocol-version", "2025-06-18")
             .body(Body::from(body.to_owned()))
