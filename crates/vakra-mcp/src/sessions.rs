@@ -351,10 +351,21 @@ impl State {
         (number, receiver)
     }
 
+    /// Sends what relates to `route` to `stream`. A request id still in flight on another
+    /// stream (a client reusing an id before its answer) ends that stream: its answer could no
+    /// longer be told apart, and the stream would otherwise wait for the session's end.
     fn route(&mut self, route: Route, stream: u64) {
+        if !self.streams.contains_key(&stream) {
+            return;
+        }
+        if let Some(previous) = self.routes.insert(route.clone(), stream)
+            && previous != stream
+            && matches!(route, Route::Request(_))
+        {
+            self.forget(previous);
+        }
         if let Some(open) = self.streams.get_mut(&stream) {
-            open.routes.push(route.clone());
-            self.routes.insert(route, stream);
+            open.routes.push(route);
         }
     }
 
@@ -370,7 +381,10 @@ impl State {
     fn forget(&mut self, stream: u64) {
         if let Some(ended) = self.streams.remove(&stream) {
             for route in ended.routes {
-                self.routes.remove(&route);
+                // Unless a later stream took the route over.
+                if self.routes.get(&route) == Some(&stream) {
+                    self.routes.remove(&route);
+                }
             }
         }
         if self.streams.is_empty() {
@@ -660,6 +674,39 @@ mod tests {
         );
         // The unrelated progress went to the standalone stream; the answered request's routes
         // are gone with its stream.
+        let session = sessions.get(&id).unwrap();
+        let state = session.lock();
+        assert!(state.streams.is_empty() && state.routes.is_empty());
+        assert_eq!(state.standalone.as_ref().unwrap().events.cache.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_request_id_reused_in_flight_ends_the_earlier_stream() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let (id, mut transport) = opened(&sessions).await;
+        let first = sessions.request(&id, call(5, Some("tok"))).await.unwrap();
+        let second = sessions.request(&id, call(5, Some("tok"))).await.unwrap();
+        transport.receive().await.unwrap();
+        transport.receive().await.unwrap();
+        // The earlier stream ended with its priming event only; nothing of it is kept.
+        let events: Vec<_> =
+            tokio::time::timeout(Duration::from_secs(5), first.map(|e| seen(&e)).collect())
+                .await
+                .expect("the earlier stream ends");
+        assert_eq!(events, [pair("0/0", "priming")]);
+        transport.send(progress("tok")).await.unwrap();
+        transport.send(answer(5)).await.unwrap();
+        let events: Vec<_> = second.map(|e| seen(&e)).collect().await;
+        assert_eq!(
+            events,
+            [
+                pair("0/1", "priming"),
+                pair("1/1", "notifications/progress"),
+                pair("2/1", "response"),
+            ]
+        );
+        // The service's second answer to the reused id has no stream left: the GET stream.
+        transport.send(answer(5)).await.unwrap();
         let session = sessions.get(&id).unwrap();
         let state = session.lock();
         assert!(state.streams.is_empty() && state.routes.is_empty());
