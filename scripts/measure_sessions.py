@@ -27,12 +27,13 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
 
-def rss_mib(pid):
+def status_mib(pid, field="VmRSS"):
+    """A memory figure of /proc/PID/status (VmRSS: resident now, VmHWM: its peak), in MiB."""
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
+    raise RuntimeError(f"no {field}")
 
 
 async def open_sessions(stack, url, count):
@@ -86,7 +87,7 @@ async def mixed(a):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * a.connections)), hard))
     limits = httpx.Limits(max_connections=a.connections, max_keepalive_connections=a.connections)
-    start = rss_mib(a.pid)
+    start = status_mib(a.pid)
     counts = {}
     async with httpx.AsyncClient(limits=limits, timeout=60) as client:
         pending = set()
@@ -103,24 +104,16 @@ async def mixed(a):
         for task in asyncio.as_completed(pending):
             await task
     await asyncio.sleep(2)
-    held = rss_mib(a.pid)
+    held = status_mib(a.pid)
     figures = {
         "sessions": a.sessions,
         "by_capability": counts,
         "start_mib": round(start, 1),
         "sessions_open_mib": round(held, 1),
         "per_session_kib": round((held - start) * 1024 / a.sessions, 1),
-        "peak_mib": round(hwm_mib(a.pid), 1),
+        "peak_mib": round(status_mib(a.pid, "VmHWM"), 1),
     }
     print(json.dumps(figures, indent=1))
-
-
-def hwm_mib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM")
 
 
 async def main():
@@ -136,18 +129,18 @@ async def main():
     if a.mixed:
         await mixed(a)
         return
-    figures = {"start_mib": rss_mib(a.pid)}
+    figures = {"start_mib": status_mib(a.pid)}
     async with contextlib.AsyncExitStack() as stack:
         await open_sessions(stack, f"{a.base}/mcp/2/library", a.sessions)
         await asyncio.sleep(1)
-        figures["idle_sessions_mib"] = rss_mib(a.pid)
+        figures["idle_sessions_mib"] = status_mib(a.pid)
     async with contextlib.AsyncExitStack() as stack:
         sessions = await open_sessions(stack, f"{a.base}/mcp/1/library", a.sessions)
         for session in sessions:
             result = await session.call_tool("get_data", {"tool_universe_id": a.universe})
             assert not result.isError, result
         await asyncio.sleep(1)
-        figures["universe_sessions_mib"] = rss_mib(a.pid)
+        figures["universe_sessions_mib"] = status_mib(a.pid)
     n = a.sessions
     figures["sessions"] = n
     figures["per_idle_session_kib"] = round(
